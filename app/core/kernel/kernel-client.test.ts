@@ -1,0 +1,71 @@
+/** The client against a scripted peer over real ZeroMQ: forged messages are dropped and counted. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as zmq from 'zeromq';
+import { createMessage, decodeMessage, encodeMessage, Signer, type JupyterMessage } from '../wire/index.js';
+import { newKey, type ConnectionInfo } from './connection-info.js';
+import { KernelClient } from './kernel-client.js';
+
+async function bindRandom<S extends zmq.Socket>(socket: S): Promise<number> {
+  await socket.bind('tcp://127.0.0.1:*');
+  return Number(new URL(socket.lastEndpoint!.replace('tcp://', 'http://')).port);
+}
+
+test('replies and iopub messages with a bad signature are never acted on', async () => {
+  const key = newKey();
+  const signer = new Signer(Buffer.from(key));
+  const forger = new Signer(Buffer.from(newKey()));
+  const shell = new zmq.Router({ linger: 0 });
+  const iopub = new zmq.Publisher({ linger: 0 });
+  const others = [new zmq.Router({ linger: 0 }), new zmq.Router({ linger: 0 }), new zmq.Reply({ linger: 0 })];
+  const info: ConnectionInfo = {
+    transport: 'tcp',
+    ip: '127.0.0.1',
+    shell_port: await bindRandom(shell),
+    iopub_port: await bindRandom(iopub),
+    stdin_port: await bindRandom(others[0]),
+    control_port: await bindRandom(others[1]),
+    hb_port: await bindRandom(others[2]),
+    key,
+    signature_scheme: 'hmac-sha256',
+  };
+  const client = new KernelClient(info);
+  try {
+    const seen: string[] = [];
+    const { msgId, reply } = client.request('shell', 'execute_request', { code: '1' }, (id) =>
+      client.onParent(id, (message) => seen.push(message.header.msg_type)),
+    );
+    const [identity, ...rest] = await shell.receive();
+    const request = decodeMessage([identity, ...rest], signer);
+    assert.ok(request.ok, 'our request is signed with the connection key');
+    assert.equal(request.message.header.msg_id, msgId);
+
+    const respond = (type: string, content: Record<string, unknown>, by: Signer): Buffer[] => {
+      const message = createMessage(type, 'kernel', content, request.message.header) as JupyterMessage;
+      message.identities = [identity];
+      return encodeMessage(message, by);
+    };
+    let settled = false;
+    void reply.then(() => (settled = true));
+    await iopub.send(respond('stream', { name: 'stdout', text: 'forged' }, forger).slice(1));
+    await shell.send(respond('execute_reply', { status: 'ok', forged: true }, forger));
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(settled, false, 'a forged reply does not complete the request');
+    assert.deepEqual(seen, [], 'a forged iopub message is not routed');
+    assert.equal(client.badSignatures, 2);
+
+    // Tampering with a properly signed message is caught too.
+    const tampered = respond('execute_reply', { status: 'ok' }, signer);
+    tampered[tampered.length - 1] = Buffer.from('{"status":"ok","tampered":true}');
+    await shell.send(tampered);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(client.badSignatures, 3);
+
+    await shell.send(respond('execute_reply', { status: 'ok', genuine: true }, signer));
+    const genuine = await reply;
+    assert.equal(genuine.content.genuine, true);
+  } finally {
+    client.close();
+    for (const socket of [shell, iopub, ...others]) socket.close();
+  }
+});

@@ -1,0 +1,109 @@
+/**
+ * Starting a kernel: free ports, a random key, an owner-only connection file,
+ * the process, a client, and the wait until it answers. Returns the pieces; the
+ * supervising Kernel decides what to do with them.
+ */
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newKey, removeConnectionFile, writeConnectionFile, type ConnectionInfo } from './connection-info.js';
+import { KernelClient, type KernelInfo } from './kernel-client.js';
+import { KernelProcess, describeExit } from './kernel-process.js';
+import { allocatePorts, releasePorts } from './ports.js';
+
+export interface LaunchKernelOptions {
+  interpreter: string;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Folder for connection files (owner-only). */
+  runtimeDir?: string;
+  /** Kernel stdout/stderr log file. */
+  logPath?: string;
+  startTimeoutMs?: number;
+  extraArgs?: string[];
+}
+
+export interface LaunchedKernel {
+  process: KernelProcess;
+  client: KernelClient;
+  connectionFile: string;
+  connection: ConnectionInfo;
+  kernelInfo: KernelInfo;
+}
+
+export class KernelStartError extends Error {
+  constructor(
+    message: string,
+    readonly interpreter: string,
+    readonly lastLines: string[] = [],
+    readonly missingIpykernel = false,
+  ) {
+    super(message);
+  }
+}
+
+export function defaultRuntimeDir(): string {
+  const base = process.env.XDG_RUNTIME_DIR || tmpdir();
+  return join(base, `python-session-${process.getuid?.() ?? 'user'}`);
+}
+
+const MISSING_IPYKERNEL = /No module named ['"]?ipykernel/;
+
+export async function launchKernel(options: LaunchKernelOptions): Promise<LaunchedKernel> {
+  const [shell, iopub, stdin, control, hb] = await allocatePorts(5);
+  const connection: ConnectionInfo = {
+    transport: 'tcp',
+    ip: '127.0.0.1',
+    shell_port: shell,
+    iopub_port: iopub,
+    stdin_port: stdin,
+    control_port: control,
+    hb_port: hb,
+    key: newKey(),
+    signature_scheme: 'hmac-sha256',
+    kernel_name: 'python3',
+  };
+  const connectionFile = await writeConnectionFile(options.runtimeDir ?? defaultRuntimeDir(), `kernel-${randomUUID()}`, connection);
+  const proc = KernelProcess.launch({
+    interpreter: options.interpreter,
+    connectionFile,
+    cwd: options.cwd,
+    env: options.env,
+    extraArgs: options.extraArgs,
+    log: { path: options.logPath },
+  });
+  let spawnError: Error | null = null;
+  proc.once('spawn-error', (error: Error) => (spawnError = error));
+  const client = new KernelClient(connection);
+  try {
+    const kernelInfo = await client.waitForReady(options.startTimeoutMs ?? 60_000, () => proc.alive && !spawnError);
+    releasePorts([shell, iopub, stdin, control, hb]);
+    return { process: proc, client, connectionFile, connection, kernelInfo };
+  } catch (error) {
+    client.close();
+    const exit = proc.alive ? null : await proc.waitForExit();
+    await proc.terminate(500);
+    await removeConnectionFile(connectionFile);
+    releasePorts([shell, iopub, stdin, control, hb]);
+    const lastLines = proc.log.lastLines(15);
+    const err = spawnError as Error | null;
+    if (err) {
+      throw new KernelStartError(`Cannot run ${options.interpreter}: ${err.message}`, options.interpreter, lastLines);
+    }
+    const missing = lastLines.some((line) => MISSING_IPYKERNEL.test(line));
+    if (missing) {
+      throw new KernelStartError(
+        `${options.interpreter} has no ipykernel, which Python Session needs to run code there.`,
+        options.interpreter,
+        lastLines,
+        true,
+      );
+    }
+    const why = exit ? describeExit(exit) : (error as Error).message;
+    throw new KernelStartError(
+      `The kernel for ${options.interpreter} failed to start: ${why}.${lastLines.length ? `\nIts last output:\n${lastLines.join('\n')}` : ''}`,
+      options.interpreter,
+      lastLines,
+    );
+  }
+}

@@ -1,0 +1,3 @@
+export * from './message.js';
+export * from './signer.js';
+export * from './frames.js';

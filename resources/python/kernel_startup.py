@@ -1,0 +1,70 @@
+"""Runs once at the start of every kernel Python Session launches.
+
+It is executed in a private namespace (see app/core/kernel/kernel-process.ts),
+so nothing here appears among the user's variables.
+
+1. Lifeline. The daemon gives the kernel one end of a socket pair as file
+   descriptor PYTHON_SESSION_LIFELINE_FD. A thread blocks reading it; end of
+   file means the daemon is gone (even killed with SIGKILL), and the kernel
+   ends its whole process group so no orphan keeps running. ipykernel's own
+   parent poller only notices re-parenting to PID 1, which a container's
+   subreaper or a desktop session manager defeats.
+
+2. Print order. ipykernel buffers stdout and stderr separately and flushes
+   them on a timer, so a warning written after a print can arrive first.
+   Before writing to one stream we flush the other if it holds text.
+"""
+import os
+import stat
+import sys
+import threading
+
+
+def _start_lifeline():
+    fd = os.environ.pop("PYTHON_SESSION_LIFELINE_FD", None)
+    if os.name != "posix" or not fd:
+        return
+    fd = int(fd)
+    try:
+        if not stat.S_ISSOCK(os.fstat(fd).st_mode):
+            return
+    except OSError:
+        return
+
+    def wait_for_owner():
+        try:
+            while os.read(fd, 4096):
+                pass
+        except OSError:
+            return  # user code closed the descriptor; the parent poller still stands
+        os.killpg(os.getpgrp(), 9)
+
+    threading.Thread(target=wait_for_owner, name="python-session-lifeline", daemon=True).start()
+
+
+def _has_pending_text(stream):
+    buffer = getattr(stream, "_buffer", None)
+    try:
+        return buffer is not None and buffer.tell() > 0
+    except Exception:
+        return True
+
+
+def _keep_print_order():
+    for name, other_name in (("stdout", "stderr"), ("stderr", "stdout")):
+        stream = getattr(sys, name)
+        if type(stream).__name__ != "OutStream":
+            continue
+        write = stream.write
+
+        def ordered_write(text, _write=write, _other=other_name, _self=stream):
+            other = getattr(sys, _other)
+            if other is not _self and _has_pending_text(other):
+                other.flush()
+            return _write(text)
+
+        stream.write = ordered_write
+
+
+_start_lifeline()
+_keep_print_order()
