@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+/**
+ * python-session-mcp: with no arguments, the MCP stdio shim every client runs
+ * (kept light: subcommands are imported only when named).
+ */
+const USAGE = `Usage: python-session-mcp [command]
+
+  (no command)                       MCP server on stdio (what MCP clients run)
+  serve [--background]               run the daemon in the foreground; prints the panel URL
+  stop                               stop the daemon
+  status [--json]                    daemon, sessions and kernels
+  interpreters [--json]              Python interpreters found, and the one chosen
+  register <client>|all [--remove]   add Python Session to Claude Desktop, Claude Code, Cursor, VS Code, Windsurf
+  export <session> <file.ipynb>      write a session's history as a notebook
+  help                               this text
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case undefined:
+      await (await import('./shim.js')).runShim();
+      return 0;
+    case 'serve':
+      return (await import('./commands/serve.js')).serveCommand(rest);
+    case 'stop':
+      return (await import('./commands/stop.js')).stopCommand(rest);
+    case 'status':
+      return (await import('./commands/status.js')).statusCommand(rest);
+    case 'interpreters':
+      return (await import('./commands/interpreters.js')).interpretersCommand(rest);
+    case 'register':
+      return (await import('./commands/register.js')).registerCommand(rest);
+    case 'export':
+      return (await import('./commands/export.js')).exportCommand(rest);
+    case 'servers':
+      process.stderr.write('Remote Jupyter servers are not supported by this version of Python Session yet.\n');
+      return 2;
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return 0;
+    case '--version':
+    case '-v':
+      process.stdout.write(`${(await import('../core/mcp/server.js')).packageVersion()}\n`);
+      return 0;
+    default:
+      process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0 || process.argv.length > 2) process.exitCode = code;
+  },
+  (error: Error) => {
+    process.stderr.write(`python-session-mcp: ${error.message}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,74 @@
+/**
+ * The daemon's services (sessions, settings) and the MCP server built from the
+ * tools. Each client connection gets its own McpServer over the same services,
+ * so two clients can work in one kernel.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../package-root.js';
+import { SessionManager } from '../sessions/session-manager.js';
+import { Settings } from '../settings/settings.js';
+import type { KernelOptions } from '../kernel/kernel.js';
+import { registerCodeTools } from '../tools/code-tools.js';
+import { registerRecordTools } from '../tools/record-tools.js';
+import { registerSessionTools } from '../tools/session-tools.js';
+import { registerAnalysisTools } from '../tools/analysis-tools.js';
+import type { ToolContext, ToolRegistrar } from '../tools/tool-context.js';
+
+export interface DaemonServices {
+  sessions: SessionManager;
+  settings: Settings;
+  stateDir: string;
+  startedAt: number;
+  shutdown(): Promise<void>;
+  describe(): Promise<Record<string, unknown>>;
+}
+
+export function packageVersion(): string {
+  try {
+    return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export async function createServices(options: { stateDir: string; env?: NodeJS.ProcessEnv; kernelOptions?: Partial<KernelOptions> }): Promise<DaemonServices> {
+  const settings = new Settings(options.stateDir);
+  const sessions = new SessionManager({ stateDir: options.stateDir, settings, env: options.env, kernelOptions: options.kernelOptions });
+  const startedAt = Date.now();
+  return {
+    sessions,
+    settings,
+    stateDir: options.stateDir,
+    startedAt,
+    shutdown: () => sessions.shutdownAll(),
+    async describe() {
+      return {
+        version: packageVersion(),
+        started: new Date(startedAt).toISOString(),
+        sessions: sessions.list().map((s) => ({ name: s.name, state: s.state, pid: s.kernel.pid ?? null, interpreter: s.interpreter?.path ?? null })),
+      };
+    },
+  };
+}
+
+const REGISTRARS: ToolRegistrar[] = [registerSessionTools, registerCodeTools, registerAnalysisTools, registerRecordTools];
+
+const INSTRUCTIONS =
+  'Python Session runs Python in persistent Jupyter kernels in the user\'s own interpreter (often an Anaconda environment). ' +
+  'Variables persist between run_python calls, like notebook cells; sessions are named (default "default") and shared with other clients and with the user\'s control panel. ' +
+  'Start with python_status to see the interpreter and its packages. Load files with load_data, fit regressions with ols, inspect variables with list_names/describe_object, and get exact numbers with get_value.';
+
+export function createMcpServer(services: DaemonServices, connection: { id: string; client?: string }): McpServer {
+  const server = new McpServer({ name: 'python-session', version: packageVersion() }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
+  const context: ToolContext = {
+    sessions: services.sessions,
+    settings: services.settings,
+    stateDir: services.stateDir,
+    startedAt: services.startedAt,
+    clientName: () => server.server.getClientVersion()?.name ?? connection.client ?? connection.id,
+  };
+  for (const register of REGISTRARS) register(server, context);
+  return server;
+}

@@ -1,0 +1,44 @@
+/** Images a session produced, written to sessions/<name>/figures/ as they arrive. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { MimeBundle } from '../kernel/outputs.js';
+
+export const IMAGE_TYPES: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/svg+xml': 'svg',
+};
+
+export interface SavedFigure {
+  path: string;
+  mimeType: string;
+  /** Raw bytes (decoded from the bundle's base64, or the SVG text). */
+  bytes: Buffer;
+}
+
+export class FigureStore {
+  private counter = 0;
+
+  constructor(readonly dir: string) {}
+
+  /** Writes every image in the bundle; returns what was written. */
+  save(bundle: MimeBundle, executionId: number): SavedFigure[] {
+    const saved: SavedFigure[] = [];
+    for (const [mimeType, ext] of Object.entries(IMAGE_TYPES)) {
+      const data = bundle[mimeType];
+      if (typeof data !== 'string') continue;
+      const bytes = mimeType === 'image/svg+xml' ? Buffer.from(data, 'utf8') : Buffer.from(data, 'base64');
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      const path = join(this.dir, `${stamp}-run${executionId}-${++this.counter}.${ext}`);
+      try {
+        writeFileSync(path, bytes, { mode: 0o600 });
+      } catch {
+        continue; // a full disk costs the file, not the reply
+      }
+      saved.push({ path, mimeType, bytes });
+    }
+    return saved;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The user's settings, kept in <state>/settings.json by `conf` (atomic writes,
+ * schema-checked). Environment variables override them for one run.
+ */
+import Conf from 'conf';
+
+export interface SettingsData {
+  /** Interpreter chosen by the user for new sessions (overridden by PYTHON_MCP_INTERPRETER). */
+  interpreter?: string;
+  /** Conda env prefixes the user marked as preferred. */
+  markedEnvs: string[];
+  /** Characters of output returned to a client before the rest is spilled to a file. */
+  outputLimit: number;
+  /** Default seconds a run may take before it is interrupted. */
+  timeoutS: number;
+}
+
+const DEFAULTS: SettingsData = { markedEnvs: [], outputLimit: 20_000, timeoutS: 600 };
+
+export class Settings {
+  private readonly store: Conf<SettingsData>;
+
+  constructor(stateDir: string) {
+    this.store = new Conf<SettingsData>({
+      cwd: stateDir,
+      configName: 'settings',
+      defaults: DEFAULTS,
+      projectName: 'python-session',
+      configFileMode: 0o600,
+      schema: {
+        interpreter: { type: 'string' },
+        markedEnvs: { type: 'array', items: { type: 'string' } },
+        outputLimit: { type: 'number', minimum: 1000 },
+        timeoutS: { type: 'number', minimum: 1 },
+      },
+    });
+  }
+
+  get<K extends keyof SettingsData>(key: K): SettingsData[K] {
+    return this.store.get(key);
+  }
+
+  set<K extends keyof SettingsData>(key: K, value: SettingsData[K]): void {
+    if (value === undefined) this.store.delete(key);
+    else this.store.set(key, value);
+  }
+
+  /** PYTHON_MCP_OUTPUT_LIMIT, else the setting. */
+  outputLimit(env = process.env): number {
+    const fromEnv = Number(env.PYTHON_MCP_OUTPUT_LIMIT);
+    return Number.isFinite(fromEnv) && fromEnv >= 200 ? Math.floor(fromEnv) : this.get('outputLimit');
+  }
+
+  /** PYTHON_MCP_TIMEOUT, else the setting. */
+  timeoutS(env = process.env): number {
+    const fromEnv = Number(env.PYTHON_MCP_TIMEOUT);
+    return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : this.get('timeoutS');
+  }
+}

@@ -1,0 +1,44 @@
+/** last_error and export_notebook: what went wrong, and the session as a notebook. */
+import { z } from 'zod';
+import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { DEFAULT_SESSION } from '../sessions/session-manager.js';
+import { writeNotebook } from '../sessions/notebook-export.js';
+import { guarded, sessionArg, textResult, type ToolRegistrar } from './tool-context.js';
+
+export const registerRecordTools: ToolRegistrar = (server, context) => {
+  server.registerTool(
+    'last_error',
+    {
+      title: 'Last error',
+      description: 'The full traceback (colour codes removed) of the latest failed run in a session, with the code that raised it. Use it when the one-line error from run_python is not enough.',
+      inputSchema: { session: sessionArg },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        const session = context.sessions.get(args.session ?? DEFAULT_SESSION);
+        const error = session.lastError;
+        if (!error) return textResult('No error in this session yet.', { error: null });
+        const text = `${error.message}\n\nCode (${error.time}):\n${error.code}\n\nTraceback:\n${error.traceback.join('\n') || '(none)'}`;
+        return textResult(text, { error: { ename: error.ename, evalue: error.evalue, line: error.line ?? null, traceback: error.traceback, code: error.code, time: error.time } });
+      }),
+  );
+
+  server.registerTool(
+    'export_notebook',
+    {
+      title: 'Export as notebook',
+      description: 'Write the session\'s history (every run, with outputs and figures) as a Jupyter notebook (.ipynb) that Jupyter and VS Code open. Missing folders are created.',
+      inputSchema: { path: z.string().min(1).max(4096).describe('Where to write, e.g. ~/analysis.ipynb'), session: sessionArg },
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        const session = context.sessions.get(args.session ?? DEFAULT_SESSION);
+        const path = resolve(args.path.replace(/^~(?=$|[\\/])/, homedir()));
+        const { cells } = await writeNotebook(session.log.read(), path, { language_version: session.kernel.kernelInfo?.language_info?.version });
+        return textResult(`Wrote ${cells} cells to ${path}.`, { path, cells });
+      }),
+  );
+};

@@ -1,0 +1,291 @@
+/** Sessions and kernels: status, interpreters, start/connect/stop, interrupt, restart, reset. */
+import { z } from 'zod';
+import { formatBytes, formatDuration, residentBytes } from '../kernel/process-stats.js';
+import { listInterpreters, probeInterpreter } from '../interpreters/index.js';
+import { DEFAULT_SESSION } from '../sessions/session-manager.js';
+import type { Session } from '../sessions/session.js';
+import { helperResult } from './code-tools.js';
+import { errorResult, guarded, sessionArg, textResult, type ToolContext, type ToolRegistrar } from './tool-context.js';
+
+async function kernelFacts(session: Session) {
+  const summary = session.summary();
+  const memory = await residentBytes(summary.pid);
+  const uptimeMs = summary.startedAt ? Date.now() - summary.startedAt : null;
+  return {
+    session: summary.name,
+    state: summary.state,
+    owned: summary.owned,
+    pid: summary.pid ?? null,
+    memory_bytes: memory,
+    uptime_s: uptimeMs === null ? null : Math.round(uptimeMs / 1000),
+    execution_count: summary.executionCount,
+    restarts: summary.restarts,
+    interpreter: summary.interpreter?.path ?? null,
+    interpreter_reason: summary.interpreter?.reason ?? null,
+    connection_file: summary.connectionFile ?? null,
+    cwd: summary.cwd ?? null,
+    busy_for_s: summary.runningSince ? Math.round((Date.now() - summary.runningSince) / 1000) : null,
+    variables: session.kernel.knownNames.length,
+  };
+}
+
+function describeFacts(f: Awaited<ReturnType<typeof kernelFacts>>): string {
+  const busy = f.busy_for_s !== null ? ` for ${f.busy_for_s} s` : '';
+  return [
+    `Session "${f.session}": ${f.state}${busy}${f.owned ? '' : ' (attached kernel, not ours to stop)'}`,
+    `  kernel pid ${f.pid ?? 'n/a'}, memory ${formatBytes(f.memory_bytes)}, up ${f.uptime_s === null ? 'n/a' : formatDuration(f.uptime_s * 1000)}, ${f.execution_count} executions, ${f.restarts} restarts, ${f.variables} variables`,
+    `  interpreter ${f.interpreter ?? 'unknown'}${f.interpreter_reason ? ` — ${f.interpreter_reason}` : ''}`,
+    f.cwd ? `  working folder ${f.cwd}` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+export const registerSessionTools: ToolRegistrar = (server, context: ToolContext) => {
+  const { sessions } = context;
+
+  server.registerTool(
+    'python_status',
+    {
+      title: 'Python Session status',
+      description:
+        'Overview: which Python interpreter runs the code and why it was chosen, its version and key packages (ipykernel, pandas, numpy, statsmodels, matplotlib…), and the session\'s kernel state, pid, memory, uptime and execution count. Call it first when unsure what environment you are in.',
+      inputSchema: { session: sessionArg },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        const name = args.session ?? DEFAULT_SESSION;
+        const session = sessions.find(name);
+        const lines: string[] = [];
+        const structured: Record<string, unknown> = { daemon_pid: process.pid, daemon_uptime_s: Math.round((Date.now() - context.startedAt) / 1000) };
+        let interpreterPath: string | undefined;
+        if (session) {
+          const facts = await kernelFacts(session);
+          Object.assign(structured, facts);
+          lines.push(describeFacts(facts));
+          interpreterPath = session.kernel.owned ? session.interpreter?.path : undefined;
+        } else {
+          try {
+            const choice = await sessions.chosenInterpreter();
+            interpreterPath = choice.interpreter.path;
+            structured.interpreter = interpreterPath;
+            structured.interpreter_reason = choice.reason;
+            structured.state = 'not started';
+            lines.push(`Session "${name}" is not started${name === DEFAULT_SESSION ? ' (it starts on the first run_python)' : ''}.`, `Interpreter for new sessions: ${interpreterPath} — ${choice.reason}`);
+          } catch (error) {
+            lines.push(`Session "${name}" is not started, and no usable interpreter was found: ${(error as Error).message}`);
+          }
+        }
+        if (interpreterPath) {
+          try {
+            const probe = await probeInterpreter(interpreterPath);
+            structured.python_version = probe.version;
+            structured.platform = probe.platform;
+            structured.packages = probe.packages;
+            const packages = Object.entries(probe.packages)
+              .map(([pkg, version]) => `${pkg} ${version ?? '(missing)'}`)
+              .join(', ');
+            lines.push(`Python ${probe.version} (${probe.implementation}, ${probe.platform}); ${packages}`);
+          } catch (error) {
+            lines.push(`Could not probe ${interpreterPath}: ${(error as Error).message}`);
+          }
+        }
+        const others = sessions.list().filter((s) => s.name !== name);
+        if (others.length) lines.push(`Other sessions: ${others.map((s) => `${s.name} (${s.state})`).join(', ')}`);
+        structured.sessions = sessions.list().map((s) => ({ name: s.name, state: s.state }));
+        return textResult(lines.join('\n'), structured);
+      }),
+  );
+
+  server.registerTool(
+    'list_interpreters',
+    {
+      title: 'List Python interpreters',
+      description:
+        'List the Python interpreters on this machine (conda base and envs, venvs, pyenv, uv, system), with version, kind and whether ipykernel is installed, and which one new sessions use and why. Pass one\'s path to start_kernel to use it.',
+      inputSchema: {},
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () =>
+      guarded(async () => {
+        const [found, choice] = await Promise.all([listInterpreters({ env: sessions.env }), sessions.chosenInterpreter().catch((e: Error) => e)]);
+        const chosenPath = choice instanceof Error ? undefined : choice.interpreter.path;
+        const rows = found.map((i) => ({
+          path: i.path,
+          kind: i.kind,
+          name: i.name,
+          version: i.version ?? null,
+          ipykernel: i.hasIpykernel === undefined ? 'unknown' : i.hasIpykernel ? 'yes' : 'no',
+          chosen: i.path === chosenPath || i.aliases.includes(chosenPath ?? '\0'),
+        }));
+        const text = [
+          ...rows.map((r) => `${r.chosen ? '*' : ' '} ${r.kind.padEnd(11)} ${r.name.padEnd(18)} ${String(r.version ?? '?').padEnd(8)} ipykernel:${r.ipykernel.padEnd(8)} ${r.path}`),
+          '',
+          choice instanceof Error ? `No interpreter can be chosen: ${choice.message}` : `* used for new sessions: ${choice.interpreter.path} — ${choice.reason}`,
+        ].join('\n');
+        return textResult(text, { interpreters: rows, chosen: chosenPath ?? null, reason: choice instanceof Error ? choice.message : choice.reason });
+      }),
+  );
+
+  server.registerTool(
+    'list_sessions',
+    {
+      title: 'List sessions',
+      description: 'List the open sessions with their state, interpreter, pid and execution count. Sessions are shared by every client of this daemon.',
+      inputSchema: {},
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () =>
+      guarded(async () => {
+        const facts = await Promise.all(sessions.list().map(kernelFacts));
+        const text = facts.length ? facts.map(describeFacts).join('\n') : 'No sessions yet. run_python starts the "default" session.';
+        return textResult(text, { sessions: facts });
+      }),
+  );
+
+  server.registerTool(
+    'start_kernel',
+    {
+      title: 'Start a kernel',
+      description:
+        'Start a new session\'s kernel, optionally in a given interpreter (a path from list_interpreters), working folder, or installed Jupyter kernelspec (kernel_name). Not needed for the default session, which starts on first use. Returns the interpreter and why it was chosen.',
+      inputSchema: {
+        interpreter: z.string().min(1).max(4096).optional().describe('Path of the Python to use (see list_interpreters).'),
+        cwd: z.string().min(1).max(4096).optional().describe('Working folder for the kernel.'),
+        server: z.string().min(1).max(200).optional().describe('Name of a remote Jupyter server (from `python-session-mcp servers add`).'),
+        kernel_name: z.string().min(1).max(200).optional().describe('An installed Jupyter kernelspec name, e.g. "python3".'),
+        session: sessionArg,
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        if (args.server) return errorResult(`Remote servers are not supported by this version of Python Session; "${args.server}" cannot be used. Start a local kernel instead.`);
+        const session = await sessions.start(args.session ?? DEFAULT_SESSION, { interpreter: args.interpreter, cwd: args.cwd, kernelName: args.kernel_name });
+        const facts = await kernelFacts(session);
+        return textResult(`Started.\n${describeFacts(facts)}`, facts);
+      }),
+  );
+
+  server.registerTool(
+    'connect_to_kernel',
+    {
+      title: 'Attach to a running kernel',
+      description:
+        'Attach a session to a kernel started elsewhere (Jupyter, JupyterLab, Spyder, `python -m ipykernel`) by its connection file, so you and the person share one namespace. Without connection_file, IPYTHON_MCP_CONNECTION is used. Disconnecting later leaves that kernel running.',
+      inputSchema: { connection_file: z.string().min(1).max(4096).optional().describe('Path to kernel-*.json (see `jupyter --runtime-dir`).'), session: sessionArg },
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        const session = await sessions.connect(args.session ?? DEFAULT_SESSION, args.connection_file);
+        const facts = await kernelFacts(session);
+        const info = session.kernel.kernelInfo;
+        return textResult(`Attached to ${info?.implementation ?? 'kernel'} (Python ${info?.language_info?.version ?? '?'}).\n${describeFacts(facts)}`, facts);
+      }),
+  );
+
+  server.registerTool(
+    'disconnect_kernel',
+    {
+      title: 'Detach from a kernel',
+      description: 'Detach a session from a kernel it attached to with connect_to_kernel; the kernel keeps running for its owner. For kernels this tool started, use shutdown_kernel.',
+      inputSchema: { session: sessionArg },
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        const name = args.session ?? DEFAULT_SESSION;
+        const session = sessions.get(name);
+        if (session.kernel.owned) return errorResult(`Session "${name}" runs a kernel Python Session started; use shutdown_kernel to end it.`);
+        await sessions.close(name);
+        return textResult(`Detached session "${name}"; the kernel is still running.`);
+      }),
+  );
+
+  server.registerTool(
+    'kernel_status',
+    {
+      title: 'Kernel status',
+      description: 'State of a session\'s kernel: idle or busy (and for how long), pid, memory, uptime, execution count, restarts, number of variables.',
+      inputSchema: { session: sessionArg },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        const facts = await kernelFacts(sessions.get(args.session ?? DEFAULT_SESSION));
+        return textResult(describeFacts(facts), facts);
+      }),
+  );
+
+  server.registerTool(
+    'interrupt_kernel',
+    {
+      title: 'Interrupt',
+      description: 'Interrupt the code running in a session (like Ctrl-C). Variables are kept. If the code ignores the interrupt (a blocking C call), the kernel is restarted and you are told what was lost.',
+      inputSchema: { session: sessionArg },
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        const session = sessions.get(args.session ?? DEFAULT_SESSION);
+        const wasBusy = session.state === 'busy';
+        const names = [...session.kernel.knownNames];
+        const { restarted } = await session.kernel.interrupt();
+        if (restarted) return textResult(`The code ignored the interrupt, so the kernel was restarted. Lost: ${names.join(', ') || 'nothing'}.`, { restarted, lost_names: names });
+        return textResult(wasBusy ? 'Interrupted; the session keeps its variables.' : 'Nothing was running; the session is idle.', { restarted, was_busy: wasBusy });
+      }),
+  );
+
+  server.registerTool(
+    'restart_kernel',
+    {
+      title: 'Restart kernel',
+      description: 'Restart a session\'s kernel in the same interpreter: every variable and import is lost. Use it after installing packages or when the state is broken.',
+      inputSchema: { session: sessionArg },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        const session = sessions.get(args.session ?? DEFAULT_SESSION);
+        const { lostNames } = await session.kernel.restart();
+        return textResult(`Restarted (pid ${session.kernel.pid}). Lost: ${lostNames.join(', ') || 'nothing'}.`, { pid: session.kernel.pid ?? null, lost_names: lostNames });
+      }),
+  );
+
+  server.registerTool(
+    'shutdown_kernel',
+    {
+      title: 'Shut down kernel',
+      description: 'End a session: its kernel process stops and its variables are gone (an attached kernel is only detached). The session log and figures stay on disk.',
+      inputSchema: { session: sessionArg },
+      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        const name = args.session ?? DEFAULT_SESSION;
+        const session = await sessions.close(name);
+        return textResult(session.kernel.owned ? `Session "${name}" was shut down.` : `Session "${name}" was detached; its kernel keeps running.`);
+      }),
+  );
+
+  server.registerTool(
+    'reset_namespace',
+    {
+      title: 'Clear variables',
+      description: 'Delete every user variable in a session (imports included), keeping the kernel. With restart=true, start a fresh kernel instead, which also unloads imported modules.',
+      inputSchema: { restart: z.boolean().optional().describe('Start a fresh kernel instead of clearing names.'), session: sessionArg },
+      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        const name = args.session ?? DEFAULT_SESSION;
+        if (args.restart) {
+          const { lostNames } = await sessions.get(name).kernel.restart();
+          return textResult(`Fresh kernel started; removed ${lostNames.length} names.`, { restarted: true, removed: lostNames });
+        }
+        return helperResult(context, name, 'reset', {});
+      }),
+  );
+};
