@@ -13,7 +13,7 @@ import { Execution, type OutputLimits } from './execution.js';
 import { Heartbeat, type HeartbeatOptions } from './heartbeat.js';
 import { KernelClient, type KernelInfo } from './kernel-client.js';
 import { describeExit, type ExitInfo, type KernelProcess } from './kernel-process.js';
-import { launchKernel, type LaunchKernelOptions } from './launch.js';
+import { launchKernel, type LaunchKernelOptions, type LaunchedKernel } from './launch.js';
 import type { ExecutionResult, Output } from './outputs.js';
 
 export type KernelState = 'starting' | 'idle' | 'busy' | 'restarting' | 'dead' | 'closed';
@@ -28,6 +28,8 @@ export interface KernelOptions extends LaunchKernelOptions {
   autoRestart?: boolean;
   /** Default output limits for executions. */
   outputLimits?: OutputLimits;
+  /** How processes are obtained; a warm pool hands out ready kernels here. */
+  launcher?: (options: LaunchKernelOptions) => Promise<LaunchedKernel>;
 }
 
 export interface ExecuteOptions {
@@ -123,7 +125,7 @@ export class Kernel extends EventEmitter {
   }
 
   private static async launch(options: KernelOptions): Promise<Incarnation> {
-    const launched = await launchKernel(options);
+    const launched = await (options.launcher ?? launchKernel)(options);
     return { ...launched, heartbeat: new Heartbeat(launched.connection, options.heartbeat), startedAt: Date.now() };
   }
 

@@ -13,6 +13,7 @@ import { findKernelSpec } from '../kernel/kernelspec.js';
 import { chooseInterpreter, ipykernelInstallCommand, type Choice } from '../interpreters/index.js';
 import type { Settings } from '../settings/settings.js';
 import { Session } from './session.js';
+import { WarmPool } from './warm-pool.js';
 
 export const DEFAULT_SESSION = 'default';
 export const SESSION_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -38,10 +39,12 @@ export class SessionManager extends EventEmitter {
   private readonly starting = new Map<string, Promise<Session>>();
   private choice: Promise<Choice> | null = null;
   readonly runtimeDir: string;
+  readonly pool: WarmPool;
 
   constructor(readonly options: SessionManagerOptions) {
     super();
     this.runtimeDir = join(options.stateDir, 'runtime');
+    this.pool = new WarmPool({ size: options.settings.warmPoolSize(this.options.env ?? process.env), logDir: join(options.stateDir, 'pool') });
   }
 
   get env(): NodeJS.ProcessEnv {
@@ -150,6 +153,7 @@ export class SessionManager extends EventEmitter {
         cwd,
         runtimeDir: this.runtimeDir,
         logPath: join(dir, 'kernel.log'),
+        launcher: this.pool.launch,
         ...this.options.kernelOptions,
         ...extra,
       });
@@ -195,11 +199,13 @@ export class SessionManager extends EventEmitter {
     const session = this.get(name);
     this.sessions.delete(name);
     await session.kernel.shutdown();
+    const interpreter = session.interpreter?.path;
+    if (interpreter && !this.list().some((s) => s.interpreter?.path === interpreter)) this.pool.drop(interpreter);
     this.emit('removed', session);
     return session;
   }
 
   async shutdownAll(): Promise<void> {
-    await Promise.all(this.list().map((s) => this.close(s.name).catch(() => undefined)));
+    await Promise.all([...this.list().map((s) => this.close(s.name).catch(() => undefined)), this.pool.close()]);
   }
 }

@@ -13,9 +13,11 @@ export interface SettingsData {
   outputLimit: number;
   /** Default seconds a run may take before it is interrupted. */
   timeoutS: number;
+  /** Ready kernels kept per interpreter in use (0 turns the warm pool off). */
+  warmPoolSize: number;
 }
 
-const DEFAULTS: SettingsData = { markedEnvs: [], outputLimit: 20_000, timeoutS: 600 };
+const DEFAULTS: SettingsData = { markedEnvs: [], outputLimit: 20_000, timeoutS: 600, warmPoolSize: 1 };
 
 export class Settings {
   private readonly store: Conf<SettingsData>;
@@ -32,6 +34,7 @@ export class Settings {
         markedEnvs: { type: 'array', items: { type: 'string' } },
         outputLimit: { type: 'number', minimum: 1000 },
         timeoutS: { type: 'number', minimum: 1 },
+        warmPoolSize: { type: 'integer', minimum: 0, maximum: 8 },
       },
     });
   }
@@ -49,6 +52,12 @@ export class Settings {
   outputLimit(env = process.env): number {
     const fromEnv = Number(env.PYTHON_MCP_OUTPUT_LIMIT);
     return Number.isFinite(fromEnv) && fromEnv >= 200 ? Math.floor(fromEnv) : this.get('outputLimit');
+  }
+
+  /** PYTHON_MCP_POOL_SIZE, else the setting. */
+  warmPoolSize(env = process.env): number {
+    const fromEnv = Number(env.PYTHON_MCP_POOL_SIZE);
+    return env.PYTHON_MCP_POOL_SIZE !== undefined && Number.isInteger(fromEnv) && fromEnv >= 0 ? Math.min(fromEnv, 8) : this.get('warmPoolSize');
   }
 
   /** PYTHON_MCP_TIMEOUT, else the setting. */

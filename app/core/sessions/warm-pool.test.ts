@@ -1,0 +1,63 @@
+/** The warm pool with real kernels: hand-out, clean namespace, crash replacement, shrinking. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kernel } from '../kernel/kernel.js';
+import { outputText } from '../kernel/outputs.js';
+import { TEST_PYTHON, isAlive, waitFor } from '../testing/test-python.js';
+import { WarmPool } from './warm-pool.js';
+
+test('a pooled kernel is handed out ready, with modules imported but an empty namespace', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'ps-pool-'));
+  const pool = new WarmPool({ size: 1, logDir: dir, refillDelayMs: 0, modules: ['json', 'decimal', 'no_such_module_here'] });
+  const first = await Kernel.start({ interpreter: TEST_PYTHON, launcher: pool.launch });
+  try {
+    assert.ok(await waitFor(async () => (await pool.describe())[0]?.ready === 1, 30_000), 'the pool refills after a hand-out');
+    const [{ pids }] = await pool.describe();
+    const second = await Kernel.start({ interpreter: TEST_PYTHON, launcher: pool.launch });
+    assert.equal(second.pid, pids[0], 'the second kernel came from the pool');
+    const loaded = await second.execute("import sys; 'decimal' in sys.modules");
+    assert.equal(outputText(loaded.outputs), 'True\n');
+    const names = await second.execute("[n for n in dir() if not n.startswith('_') and n not in ('In', 'Out', 'exit', 'quit', 'get_ipython', 'sys')]");
+    assert.equal(outputText(names.outputs), '[]\n', 'nothing leaked into the user namespace');
+    await second.shutdown();
+  } finally {
+    await first.shutdown();
+    await pool.close();
+  }
+});
+
+test('a crash is replaced from the pool, and closing the pool ends its kernels', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'ps-pool-'));
+  const pool = new WarmPool({ size: 1, logDir: dir, refillDelayMs: 0, modules: [] });
+  const kernel = await Kernel.start({ interpreter: TEST_PYTHON, launcher: pool.launch });
+  try {
+    assert.ok(await waitFor(async () => (await pool.describe())[0]?.ready === 1, 30_000));
+    const [{ pids }] = await pool.describe();
+    await assert.rejects(kernel.execute('import os; os._exit(1)'));
+    assert.equal(outputText((await kernel.execute('1 + 1')).outputs), '2\n');
+    assert.equal(kernel.pid, pids[0], 'the replacement came from the pool');
+    assert.ok(await waitFor(async () => (await pool.describe())[0]?.ready === 1, 30_000));
+    const [{ pids: refilled }] = await pool.describe();
+    await pool.close();
+    assert.ok(await waitFor(() => !isAlive(refilled[0])), 'pooled kernels end with the pool');
+  } finally {
+    await kernel.shutdown();
+    await pool.close();
+  }
+});
+
+test('a pool for an interpreter nobody uses is emptied', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'ps-pool-'));
+  const pool = new WarmPool({ size: 1, logDir: dir, refillDelayMs: 0, modules: [] });
+  const kernel = await Kernel.start({ interpreter: TEST_PYTHON, launcher: pool.launch });
+  await kernel.shutdown();
+  assert.ok(await waitFor(async () => (await pool.describe())[0]?.ready === 1, 30_000));
+  const [{ pids }] = await pool.describe();
+  pool.drop(TEST_PYTHON);
+  assert.deepEqual(await pool.describe(), []);
+  assert.ok(await waitFor(() => !isAlive(pids[0])));
+  await pool.close();
+});
