@@ -15,6 +15,7 @@ import { KernelClient, type KernelInfo } from './kernel-client.js';
 import { describeExit, type ExitInfo, type KernelProcess } from './kernel-process.js';
 import { launchKernel, type LaunchKernelOptions, type LaunchedKernel } from './launch.js';
 import type { ExecutionResult, Output } from './outputs.js';
+import type { SessionKernel } from './session-kernel.js';
 
 export type KernelState = 'starting' | 'idle' | 'busy' | 'restarting' | 'dead' | 'closed';
 
@@ -74,8 +75,10 @@ const NAMES_EXPRESSION =
   "' '.join([n for n in get_ipython().user_ns if n[:1] != '_' and n not in get_ipython().user_ns_hidden][:500])";
 const NAMES_KEY = '__python_session_names__';
 
-export class Kernel extends EventEmitter {
+export class Kernel extends EventEmitter implements SessionKernel {
   readonly id = randomUUID();
+  readonly location = 'local';
+  readonly helperTransport = 'local-path' as const;
   private current: Incarnation | null = null;
   private ready: Promise<Incarnation>;
   private queue: Promise<unknown> = Promise.resolve();

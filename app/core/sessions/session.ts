@@ -5,7 +5,8 @@
  */
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
-import { Kernel, KernelDiedError, type KernelState } from '../kernel/kernel.js';
+import { KernelDiedError, type KernelState } from '../kernel/kernel.js';
+import type { SessionKernel } from '../kernel/session-kernel.js';
 import type { ExecutionResult, Output } from '../kernel/outputs.js';
 import type { PythonErrorInfo } from '../kernel/error-text.js';
 import { FigureStore, IMAGE_TYPES, type SavedFigure } from './figure-store.js';
@@ -55,7 +56,7 @@ export class Session extends EventEmitter {
   constructor(
     readonly name: string,
     readonly dir: string,
-    readonly kernel: Kernel,
+    readonly kernel: SessionKernel,
     readonly interpreter: SessionInterpreter | undefined,
     readonly cwd: string | undefined,
   ) {

@@ -4,7 +4,8 @@
  * namespace, and each call publishes exactly one result bundle, which this
  * module picks out of the execution's outputs.
  */
-import type { ExecuteOptions, Kernel } from '../kernel/kernel.js';
+import type { ExecuteOptions } from '../kernel/kernel.js';
+import type { SessionKernel } from '../kernel/session-kernel.js';
 import { outputText, type ExecutionResult, type Output } from '../kernel/outputs.js';
 import { pythonHelpersDir } from '../package-root.js';
 
@@ -47,7 +48,7 @@ export function helperCallCode(tool: string, args: unknown, helpersDir = pythonH
 }
 
 export async function callHelper<S = Record<string, unknown>>(
-  kernel: Kernel,
+  kernel: SessionKernel,
   tool: string,
   args: unknown,
   options: Omit<ExecuteOptions, 'storeHistory'> = {},
