@@ -10,7 +10,12 @@ so nothing here appears among the user's variables.
    parent poller only notices re-parenting to PID 1, which a container's
    subreaper or a desktop session manager defeats.
 
-2. Print order. ipykernel buffers stdout and stderr separately and flushes
+2. Memory cap. With PYTHON_SESSION_MEMORY_LIMIT (bytes) set, the kernel's
+   data segment (which on Linux counts malloc'd and anonymous mmap'd memory)
+   is capped, so a runaway allocation raises MemoryError in the user's cell
+   instead of waking the out-of-memory killer for the whole machine.
+
+3. Print order. ipykernel buffers stdout and stderr separately and flushes
    them on a timer, so a warning written after a print can arrive first.
    Before writing to one stream we flush the other if it holds text.
 """
@@ -42,6 +47,22 @@ def _start_lifeline():
     threading.Thread(target=wait_for_owner, name="python-session-lifeline", daemon=True).start()
 
 
+def _cap_memory():
+    limit = os.environ.pop("PYTHON_SESSION_MEMORY_LIMIT", None)
+    if not limit or not sys.platform.startswith("linux"):
+        return
+    try:
+        import resource
+
+        limit = int(limit)
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (ValueError, OSError, ImportError):
+        pass
+
+
 def _has_pending_text(stream):
     buffer = getattr(stream, "_buffer", None)
     try:
@@ -67,4 +88,5 @@ def _keep_print_order():
 
 
 _start_lifeline()
+_cap_memory()
 _keep_print_order()

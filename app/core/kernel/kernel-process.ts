@@ -18,6 +18,8 @@ export interface LaunchOptions {
   env?: NodeJS.ProcessEnv;
   /** Extra arguments after `-f <file>` (e.g. traitlets options). */
   extraArgs?: string[];
+  /** Cap on the kernel's memory (Linux: RLIMIT_DATA), so runaway allocation is a MemoryError. */
+  memoryLimitBytes?: number;
   log?: KernelLogOptions;
 }
 
@@ -91,6 +93,7 @@ export class KernelProcess extends EventEmitter {
         ...options.env,
         JPY_PARENT_PID: String(process.pid),
         ...(isWindows ? {} : { PYTHON_SESSION_LIFELINE_FD: '3' }),
+        ...(options.memoryLimitBytes ? { PYTHON_SESSION_MEMORY_LIMIT: String(Math.floor(options.memoryLimitBytes)) } : {}),
         // debugpy warns on stderr about frozen modules at every start; the note is noise here.
         PYDEVD_DISABLE_FILE_VALIDATION: '1',
       },

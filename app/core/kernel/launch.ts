@@ -21,6 +21,8 @@ export interface LaunchKernelOptions {
   logPath?: string;
   startTimeoutMs?: number;
   extraArgs?: string[];
+  /** Cap on the kernel's memory; see kernel_startup.py. */
+  memoryLimitBytes?: number;
 }
 
 export interface LaunchedKernel {
@@ -70,6 +72,7 @@ export async function launchKernel(options: LaunchKernelOptions): Promise<Launch
     cwd: options.cwd,
     env: options.env,
     extraArgs: options.extraArgs,
+    memoryLimitBytes: options.memoryLimitBytes,
     log: { path: options.logPath },
   });
   let spawnError: Error | null = null;

@@ -154,6 +154,7 @@ export class SessionManager extends EventEmitter {
         runtimeDir: this.runtimeDir,
         logPath: join(dir, 'kernel.log'),
         launcher: this.pool.launch,
+        memoryLimitBytes: this.options.settings.memoryLimitBytes(this.env),
         ...this.options.kernelOptions,
         ...extra,
       });

@@ -3,6 +3,7 @@
  * schema-checked). Environment variables override them for one run.
  */
 import Conf from 'conf';
+import { totalmem } from 'node:os';
 
 export interface SettingsData {
   /** Interpreter chosen by the user for new sessions (overridden by PYTHON_MCP_INTERPRETER). */
@@ -15,9 +16,11 @@ export interface SettingsData {
   timeoutS: number;
   /** Ready kernels kept per interpreter in use (0 turns the warm pool off). */
   warmPoolSize: number;
+  /** Per-kernel memory cap in MB; 0 means half the machine's memory; -1 turns it off. */
+  memoryLimitMb: number;
 }
 
-const DEFAULTS: SettingsData = { markedEnvs: [], outputLimit: 20_000, timeoutS: 600, warmPoolSize: 1 };
+const DEFAULTS: SettingsData = { markedEnvs: [], outputLimit: 20_000, timeoutS: 600, warmPoolSize: 1, memoryLimitMb: 0 };
 
 export class Settings {
   private readonly store: Conf<SettingsData>;
@@ -35,6 +38,7 @@ export class Settings {
         outputLimit: { type: 'number', minimum: 1000 },
         timeoutS: { type: 'number', minimum: 1 },
         warmPoolSize: { type: 'integer', minimum: 0, maximum: 8 },
+        memoryLimitMb: { type: 'integer', minimum: -1 },
       },
     });
   }
@@ -58,6 +62,19 @@ export class Settings {
   warmPoolSize(env = process.env): number {
     const fromEnv = Number(env.PYTHON_MCP_POOL_SIZE);
     return env.PYTHON_MCP_POOL_SIZE !== undefined && Number.isInteger(fromEnv) && fromEnv >= 0 ? Math.min(fromEnv, 8) : this.get('warmPoolSize');
+  }
+
+  /** Bytes a kernel may allocate: PYTHON_MCP_MEMORY_LIMIT (MB; 0 or "off" disables), else the setting. */
+  memoryLimitBytes(env = process.env): number | undefined {
+    const raw = env.PYTHON_MCP_MEMORY_LIMIT;
+    if (raw !== undefined && raw !== '') {
+      const mb = Number(raw);
+      if (raw === 'off' || mb === 0) return undefined;
+      if (Number.isFinite(mb) && mb > 0) return mb * 1024 * 1024;
+    }
+    const setting = this.get('memoryLimitMb');
+    if (setting < 0) return undefined;
+    return setting > 0 ? setting * 1024 * 1024 : Math.floor(totalmem() / 2);
   }
 
   /** PYTHON_MCP_TIMEOUT, else the setting. */
