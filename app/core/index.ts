@@ -5,3 +5,4 @@ export { KernelStartError } from './kernel/launch.js';
 export { outputText, type ExecutionResult, type Output, type MimeBundle } from './kernel/outputs.js';
 export { describePythonError, stripAnsi, type PythonErrorInfo } from './kernel/error-text.js';
 export { readConnectionFile, type ConnectionInfo } from './kernel/connection-info.js';
+export { listInterpreters, probeInterpreter, chooseInterpreter, ipykernelInstallCommand, InterpreterError, type Interpreter, type Probe, type Choice } from './interpreters/index.js';

@@ -11,6 +11,8 @@ import { Kernel, type KernelOptions } from '../kernel/kernel.js';
 import { KernelStartError } from '../kernel/launch.js';
 import { findKernelSpec } from '../kernel/kernelspec.js';
 import { chooseInterpreter, ipykernelInstallCommand, type Choice } from '../interpreters/index.js';
+import { RemoteKernel, type RemoteKernelOptions } from '../remote/remote-kernel.js';
+import { ServerRegistry, parseRemoteKernelRef } from '../remote/server-registry.js';
 import type { Settings } from '../settings/settings.js';
 import { Session } from './session.js';
 import { WarmPool } from './warm-pool.js';
@@ -22,8 +24,11 @@ export class SessionError extends Error {}
 
 export interface StartRequest {
   interpreter?: string;
+  /** A local folder; for a remote server, a folder relative to the server's root. */
   cwd?: string;
   kernelName?: string;
+  /** A remote Jupyter server's name (see ServerRegistry): start the kernel there. */
+  server?: string;
 }
 
 export interface SessionManagerOptions {
@@ -32,6 +37,8 @@ export interface SessionManagerOptions {
   env?: NodeJS.ProcessEnv;
   /** Overrides for every kernel (tests shorten heartbeats). */
   kernelOptions?: Partial<KernelOptions>;
+  /** Overrides for kernels on remote servers (tests shorten backoff and waits). */
+  remoteOptions?: Partial<RemoteKernelOptions>;
 }
 
 export class SessionManager extends EventEmitter {
@@ -40,10 +47,13 @@ export class SessionManager extends EventEmitter {
   private choice: Promise<Choice> | null = null;
   readonly runtimeDir: string;
   readonly pool: WarmPool;
+  /** Remote Jupyter servers, read from <state>/servers.json on each use. */
+  readonly servers: ServerRegistry;
 
   constructor(readonly options: SessionManagerOptions) {
     super();
     this.runtimeDir = join(options.stateDir, 'runtime');
+    this.servers = new ServerRegistry(options.stateDir);
     this.pool = new WarmPool({ size: options.settings.warmPoolSize(this.options.env ?? process.env), logDir: join(options.stateDir, 'pool') });
   }
 
@@ -86,6 +96,7 @@ export class SessionManager extends EventEmitter {
       savedChoice: this.options.settings.get('interpreter'),
       markedEnvs: this.options.settings.get('markedEnvs'),
       requireIpykernel: true,
+      probe: { cacheFile: join(this.options.stateDir, 'interpreter-probes.json') },
     }));
     choice.catch(() => {
       if (this.choice === choice) this.choice = null; // try again next time, the user may have fixed it
@@ -101,8 +112,9 @@ export class SessionManager extends EventEmitter {
     if (!SESSION_NAME.test(name)) throw new SessionError(`"${name}" is not a valid session name: use letters, digits, '.', '_' or '-' (at most 64).`);
     const existing = this.sessions.get(name) ?? (await this.starting.get(name)?.catch(() => undefined));
     if (existing) {
+      const where = existing.kernel.location === 'local' ? (existing.kernel.owned ? `pid ${existing.kernel.pid}` : 'attached') : `on ${existing.kernel.location}`;
       throw new SessionError(
-        `Session "${name}" already has a kernel (${existing.kernel.owned ? `pid ${existing.kernel.pid}` : 'attached'}, ${existing.interpreter?.path ?? 'unknown interpreter'}). Use restart_kernel, shut it down first, or choose another session name.`,
+        `Session "${name}" already has a kernel (${where}, ${existing.interpreter?.path ?? 'unknown interpreter'}). Use restart_kernel, shut it down first, or choose another session name.`,
       );
     }
     const starting = this.launch(name, request);
@@ -116,7 +128,60 @@ export class SessionManager extends EventEmitter {
     }
   }
 
+  /** Starts a session's kernel on a remote Jupyter server (its default kernelspec unless one is named). */
+  startRemote(name: string, request: { server: string; kernelName?: string; cwd?: string }): Promise<Session> {
+    return this.start(name, request);
+  }
+
+  private remoteOptions(serverName: string): RemoteKernelOptions {
+    const local = this.options.kernelOptions;
+    return {
+      ...(local?.interruptGraceMs !== undefined ? { interruptGraceMs: local.interruptGraceMs } : {}),
+      ...(local?.outputLimits ? { outputLimits: local.outputLimits } : {}),
+      ...this.options.remoteOptions,
+      refreshServer: () => this.servers.find(serverName),
+    };
+  }
+
+  private async launchRemote(name: string, request: StartRequest & { server: string }): Promise<Session> {
+    if (request.interpreter) {
+      throw new SessionError(`"interpreter" names a Python on this machine; on server "${request.server}" choose a kernelspec with kernel_name instead (list_interpreters shows the server's).`);
+    }
+    const server = this.servers.get(request.server);
+    const dir = join(this.options.stateDir, 'sessions', name);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const path = request.cwd?.replace(/^\/+/, '') || undefined; // Jupyter's `path` is relative to the server's root
+    const kernel = await RemoteKernel.start(server, { kernelName: request.kernelName, path }, this.remoteOptions(server.name));
+    const spec = kernel.kernelName;
+    return new Session(name, dir, kernel, { path: `kernelspec "${spec}" on ${server.label}`, reason: `started on remote server "${server.name}"${request.kernelName ? '' : " with the server's default kernelspec"}` }, path);
+  }
+
+  /** Binds a session to a kernel already running on a remote server; detaching leaves it running. */
+  async attachRemote(name: string, request: { server: string; kernelId: string }): Promise<Session> {
+    if (!SESSION_NAME.test(name)) throw new SessionError(`"${name}" is not a valid session name.`);
+    if (this.sessions.has(name) || this.starting.has(name)) {
+      throw new SessionError(`Session "${name}" already has a kernel. Disconnect or shut it down first, or attach under another session name.`);
+    }
+    const server = this.servers.get(request.server);
+    const attaching = RemoteKernel.attach(server, request.kernelId, this.remoteOptions(server.name)).then(
+      (kernel) =>
+        new Session(name, join(this.options.stateDir, 'sessions', name), kernel, {
+          path: `kernel ${kernel.kernelId} ("${kernel.kernelName}") on ${server.label}`,
+          reason: `attached by id (${server.name}:${kernel.kernelId})`,
+        }, undefined),
+    );
+    this.starting.set(name, attaching);
+    try {
+      const session = await attaching;
+      this.add(session);
+      return session;
+    } finally {
+      this.starting.delete(name);
+    }
+  }
+
   private async launch(name: string, request: StartRequest): Promise<Session> {
+    if (request.server) return this.launchRemote(name, { ...request, server: request.server });
     const cwd = request.cwd ? resolve(request.cwd.replace(/^~(?=$|[\\/])/, homedir())) : undefined;
     if (cwd) {
       let isDir = false;
@@ -179,6 +244,8 @@ export class SessionManager extends EventEmitter {
     if (this.sessions.has(name)) {
       throw new SessionError(`Session "${name}" already has a kernel. Disconnect or shut it down first, or connect under another session name.`);
     }
+    const remote = parseRemoteKernelRef(file, (server) => this.servers.find(server) !== undefined);
+    if (remote) return this.attachRemote(name, remote);
     const path = resolve(file.replace(/^~(?=$|[\\/])/, homedir()));
     const kernel = await Kernel.connect(path, this.options.kernelOptions);
     const dir = join(this.options.stateDir, 'sessions', name);
