@@ -15,14 +15,22 @@ so nothing here appears among the user's variables.
    is capped, so a runaway allocation raises MemoryError in the user's cell
    instead of waking the out-of-memory killer for the whole machine.
 
-3. Print order. ipykernel buffers stdout and stderr separately and flushes
+3. The last figure. Jupyter's inline backend closes a cell's figures once it
+   has shown them, so `save_figure` after a plotting call would find none.
+   When matplotlib's figure registry is first imported we wrap its close
+   functions to keep a reference to the figure being closed (only the last).
+
+4. Print order. ipykernel buffers stdout and stderr separately and flushes
    them on a timer, so a warning written after a print can arrive first.
    Before writing to one stream we flush the other if it holds text.
 """
+import importlib.abc
+import importlib.util
 import os
 import stat
 import sys
 import threading
+import types
 
 
 def _start_lifeline():
@@ -63,6 +71,64 @@ def _cap_memory():
         pass
 
 
+def _remember_closed_figures():
+    memory = types.ModuleType("_python_session_figures")
+    memory.last = None
+    sys.modules.setdefault("_python_session_figures", memory)
+    memory = sys.modules["_python_session_figures"]
+
+    def wrap(helpers):
+        gcf = helpers.Gcf
+        if getattr(gcf, "_python_session_wrapped", False):
+            return
+        destroy, destroy_all = gcf.destroy.__func__, gcf.destroy_all.__func__
+
+        def keep(manager):
+            figure = getattr(getattr(manager, "canvas", None), "figure", None)
+            if figure is not None:
+                memory.last = figure
+
+        def destroy_and_keep(cls, num):
+            manager = num if hasattr(num, "canvas") else cls.figs.get(num)
+            keep(manager)
+            return destroy(cls, num)
+
+        def destroy_all_and_keep(cls):
+            keep(cls.get_active())
+            return destroy_all(cls)
+
+        gcf.destroy = classmethod(destroy_and_keep)
+        gcf.destroy_all = classmethod(destroy_all_and_keep)
+        gcf._python_session_wrapped = True
+
+    name = "matplotlib._pylab_helpers"
+    if name in sys.modules:
+        wrap(sys.modules[name])
+        return
+
+    class WatchFigureRegistry(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname, path, target=None):
+            if fullname != name:
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.util.find_spec(fullname)
+            if spec is None or spec.loader is None:
+                return spec
+            execute = spec.loader.exec_module
+
+            def exec_and_wrap(module):
+                execute(module)
+                try:
+                    wrap(module)
+                except Exception:
+                    pass  # an unexpected matplotlib: saving earlier figures just won't work
+
+            spec.loader.exec_module = exec_and_wrap
+            return spec
+
+    sys.meta_path.insert(0, WatchFigureRegistry())
+
+
 def _has_pending_text(stream):
     buffer = getattr(stream, "_buffer", None)
     try:
@@ -89,4 +155,5 @@ def _keep_print_order():
 
 _start_lifeline()
 _cap_memory()
+_remember_closed_figures()
 _keep_print_order()
