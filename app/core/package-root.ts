@@ -1,5 +1,5 @@
 /** Folders shipped with the package, found from this module's own location (works from dist/ and from an npm install). */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,4 +19,17 @@ export function packageRoot(): string {
 
 export function pythonHelpersDir(): string {
   return join(packageRoot(), 'resources', 'python');
+}
+
+let version: string | undefined;
+
+/** This package's version, from its package.json. */
+export function packageVersion(): string {
+  if (version !== undefined) return version;
+  try {
+    version = String((JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown }).version ?? 'unknown');
+  } catch {
+    version = 'unknown';
+  }
+  return version;
 }

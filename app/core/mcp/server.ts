@@ -4,9 +4,7 @@
  * so two clients can work in one kernel.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from '../package-root.js';
+import { packageVersion } from '../package-root.js';
 import { SessionManager } from '../sessions/session-manager.js';
 import { Settings } from '../settings/settings.js';
 import type { KernelOptions } from '../kernel/kernel.js';
@@ -25,13 +23,7 @@ export interface DaemonServices {
   describe(): Promise<Record<string, unknown>>;
 }
 
-export function packageVersion(): string {
-  try {
-    return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).version;
-  } catch {
-    return '0.0.0';
-  }
-}
+export { packageVersion };
 
 export async function createServices(options: { stateDir: string; env?: NodeJS.ProcessEnv; kernelOptions?: Partial<KernelOptions> }): Promise<DaemonServices> {
   const settings = new Settings(options.stateDir);

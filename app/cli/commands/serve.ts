@@ -1,0 +1,41 @@
+/**
+ * `python-session-mcp serve [--background]` — run the daemon: in the foreground it says where
+ * it listens and logs to stderr too; with --background (how the shim starts it) it writes only
+ * to daemon.log. If a daemon already serves this state folder, it says so and exits 0.
+ */
+import { parseArgs } from 'node:util';
+import { createMcpServer, createServices } from '../../core/mcp/server.js';
+import { serveDaemon } from '../../core/daemon/serve-daemon.js';
+import { resolveStateDir } from '../../core/daemon/state-paths.js';
+
+export const SERVE_USAGE = `Usage: python-session-mcp serve [--background]
+
+Runs the Python Session daemon for this state folder ($PYTHON_MCP_HOME or the default) until
+it is stopped (Ctrl-C, or \`python-session-mcp stop\`). MCP clients reach it through
+\`python-session-mcp\`, which starts it by itself when needed.
+
+Options:
+  --background   log to daemon.log only and print nothing (used by the shim)
+  -h, --help     show this help
+`;
+
+export async function serveCommand(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { background: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${SERVE_USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(SERVE_USAGE);
+    return 0;
+  }
+  const stateDir = resolveStateDir();
+  return serveDaemon({
+    background: values.background ?? false,
+    stateDir,
+    services: () => createServices({ stateDir }),
+    createMcpServer,
+  });
+}

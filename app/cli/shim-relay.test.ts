@@ -1,0 +1,231 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { DaemonConnector, DaemonLink, LinkHandlers } from './daemon-link.js';
+import { CONNECTION_CLOSED_CODE, DAEMON_STOPPED_MESSAGE, SESSIONS_LOST_NOTICE, ShimRelay } from './shim-relay.js';
+
+class FakeLink implements DaemonLink {
+  readonly sent: unknown[] = [];
+  handlers: LinkHandlers | null = null;
+  closedByShim = false;
+  constructor(readonly pid: number) {}
+  start(handlers: LinkHandlers): void {
+    this.handlers = handlers;
+  }
+  send(line: string): void {
+    this.sent.push(JSON.parse(line));
+  }
+  close(): void {
+    this.closedByShim = true;
+  }
+  /** The daemon sends a message. */
+  emit(message: object | string): void {
+    this.handlers!.onLine(typeof message === 'string' ? message : JSON.stringify(message));
+  }
+  drop(): void {
+    this.handlers!.onClose();
+  }
+  sentMethods(): unknown[] {
+    return this.sent.map((m) => (m as { method?: string; id?: unknown }).method ?? `response:${(m as { id?: unknown }).id}`);
+  }
+}
+
+/** Hands out the links it is given, in order; an Error is thrown instead. */
+class FakeConnector implements DaemonConnector {
+  readonly names: string[] = [];
+  constructor(private readonly plan: (FakeLink | Error | Promise<FakeLink>)[]) {}
+  async connect(clientName: string): Promise<DaemonLink> {
+    this.names.push(clientName);
+    const next = this.plan.shift();
+    if (!next) throw new Error('no more links planned');
+    if (next instanceof Error) throw next;
+    return next;
+  }
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+function setup(plan: (FakeLink | Error | Promise<FakeLink>)[]) {
+  const connector = new FakeConnector(plan);
+  const toClient: Record<string, any>[] = [];
+  const relay = new ShimRelay({ connector, writeToClient: (line) => toClient.push(JSON.parse(line)), replayTimeoutMs: 500 });
+  const send = (message: object) => relay.fromClient(JSON.stringify(message));
+  return { connector, relay, toClient, send };
+}
+
+const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'claude-code', version: '2' } } };
+const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+const call = (id: number | string, text = 'hi') => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text } } });
+const result = (id: number | string, text: string) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
+
+/** Client and first daemon through initialize. */
+async function initializedSession(plan: (FakeLink | Error | Promise<FakeLink>)[]) {
+  const s = setup(plan);
+  const first = plan[0] as FakeLink;
+  s.send(initialize);
+  await tick();
+  first.emit({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'ps', version: '1' } } });
+  s.send(initialized);
+  s.toClient.length = 0;
+  return { ...s, first };
+}
+
+describe('the shim relay', () => {
+  test('connects on the first message, naming the client, and relays both ways in order', async () => {
+    const link = new FakeLink(100);
+    const { connector, send, toClient } = setup([link]);
+    send(initialize);
+    send(initialized);
+    send(call(1));
+    await tick();
+    assert.deepEqual(connector.names, ['claude-code']);
+    assert.deepEqual(link.sentMethods(), ['initialize', 'notifications/initialized', 'tools/call']);
+    link.emit(result(0, 'init'));
+    link.emit({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } });
+    link.emit(result(1, 'echo: hi'));
+    assert.deepEqual(toClient.map((m) => m.id ?? m.method), [0, 'notifications/message', 1]);
+    assert.equal(toClient[2].result.content.length, 1, 'no notice without a restart');
+  });
+
+  test('when the daemon drops, every call in flight gets an error at once; notifications and answered calls do not', async () => {
+    const { first, send, toClient } = await initializedSession([new FakeLink(100)]);
+    send(call(1));
+    send(call('two'));
+    send(call(3));
+    send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } });
+    first.emit(result(1, 'done'));
+    toClient.length = 0;
+    first.drop();
+    assert.deepEqual(toClient, [{ jsonrpc: '2.0', id: 'two', error: { code: CONNECTION_CLOSED_CODE, message: DAEMON_STOPPED_MESSAGE } }]);
+  });
+
+  test('reconnects on the next message: replays initialize, swallows its answer, and notes the loss on the next tool result', async () => {
+    const second = new FakeLink(200);
+    const { first, send, toClient, connector } = await initializedSession([new FakeLink(100), second]);
+    first.drop();
+    send(call(5, 'again'));
+    send(call(6, 'queued too'));
+    await tick();
+    assert.deepEqual(connector.names, ['claude-code', 'claude-code']);
+    assert.deepEqual(second.sentMethods(), ['initialize'], 'nothing else before the new daemon answers initialize');
+    const replayId = (second.sent[0] as { id: unknown }).id;
+    assert.notEqual(replayId, 0, 'the replay has its own id');
+    assert.deepEqual((second.sent[0] as { params: unknown }).params, initialize.params);
+
+    second.emit({ jsonrpc: '2.0', id: replayId, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'ps', version: '1' } } });
+    await tick();
+    assert.deepEqual(second.sentMethods(), ['initialize', 'notifications/initialized', 'tools/call', 'tools/call']);
+    assert.equal(toClient.length, 0, 'the replayed initialize is not answered to the client');
+
+    second.emit(result(5, 'echo: again'));
+    second.emit(result(6, 'echo: queued too'));
+    assert.deepEqual(
+      toClient[0].result.content.map((c: { text: string }) => c.text),
+      [SESSIONS_LOST_NOTICE, 'echo: again'],
+    );
+    assert.deepEqual(toClient[1].result.content.map((c: { text: string }) => c.text), ['echo: queued too'], 'only once');
+  });
+
+  test('no loss notice when the same daemon takes the client back', async () => {
+    const again = new FakeLink(100);
+    const { first, send, toClient } = await initializedSession([new FakeLink(100), again]);
+    first.drop();
+    send(call(7));
+    await tick();
+    again.emit({ jsonrpc: '2.0', id: (again.sent[0] as { id: unknown }).id, result: {} });
+    await tick();
+    again.emit(result(7, 'echo: hi'));
+    assert.equal(toClient.at(-1)!.result.content.length, 1);
+  });
+
+  test('the notice waits for a tools/call result; other answers pass untouched', async () => {
+    const second = new FakeLink(200);
+    const { first, send, toClient } = await initializedSession([new FakeLink(100), second]);
+    first.drop();
+    send({ jsonrpc: '2.0', id: 8, method: 'tools/list' });
+    await tick();
+    second.emit({ jsonrpc: '2.0', id: (second.sent[0] as { id: unknown }).id, result: {} });
+    await tick();
+    second.emit({ jsonrpc: '2.0', id: 8, result: { tools: [] } });
+    send(call(9));
+    second.emit(result(9, 'echo: hi'));
+    assert.deepEqual(toClient[0], { jsonrpc: '2.0', id: 8, result: { tools: [] } });
+    assert.equal(toClient[1].result.content[0].text, SESSIONS_LOST_NOTICE);
+  });
+
+  test('a daemon that cannot be reached answers the waiting calls with the reason, and the next message tries again', async () => {
+    const later = new FakeLink(300);
+    const { first, send, toClient, connector } = await initializedSession([new FakeLink(100), new Error('no daemon answered within 15 s'), later]);
+    first.drop();
+    send(call(10));
+    send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' });
+    await tick();
+    assert.equal(toClient.length, 1);
+    assert.equal(toClient[0].id, 10);
+    assert.match(toClient[0].error.message, /could not reach its daemon: no daemon answered within 15 s/);
+    send(call(11));
+    await tick();
+    assert.equal(connector.names.length, 3);
+    assert.deepEqual(later.sentMethods(), ['initialize']);
+  });
+
+  test('a daemon lost while being set up does not leave calls hanging', async () => {
+    const flaky = new FakeLink(200);
+    const { first, send, toClient } = await initializedSession([new FakeLink(100), flaky]);
+    first.drop();
+    send(call(12));
+    await tick();
+    flaky.drop(); // before answering the replayed initialize
+    await tick();
+    assert.equal(toClient.length, 1);
+    assert.match(toClient[0].error.message, /closed the connection while it was being set up/);
+  });
+
+  test('a new daemon that never answers initialize times out into an error', async () => {
+    const mute = new FakeLink(200);
+    const { first, send, toClient } = await initializedSession([new FakeLink(100), mute]);
+    first.drop();
+    send(call(13));
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    assert.match(toClient[0].error.message, /did not answer initialize/);
+    assert.ok(mute.closedByShim);
+  });
+
+  test('a reply to a request from a daemon that is gone is not sent to its successor', async () => {
+    const second = new FakeLink(200);
+    const { first, send } = await initializedSession([new FakeLink(100), second]);
+    first.emit({ jsonrpc: '2.0', id: 'srv-1', method: 'roots/list' });
+    send({ jsonrpc: '2.0', id: 'srv-1', result: { roots: [] } });
+    assert.equal(first.sentMethods().at(-1), 'response:srv-1', 'answered to the daemon that asked');
+    first.emit({ jsonrpc: '2.0', id: 'srv-2', method: 'roots/list' });
+    first.drop();
+    send({ jsonrpc: '2.0', id: 'srv-2', result: { roots: [] } });
+    await tick();
+    assert.deepEqual(second.sent, []);
+  });
+
+  test('cancelling a call that died with the daemon does not start a new one', async () => {
+    const { first, send, connector, toClient } = await initializedSession([new FakeLink(100), new FakeLink(200)]);
+    send(call(15));
+    first.drop();
+    send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 15, reason: 'gave up' } });
+    await tick();
+    assert.equal(connector.names.length, 1);
+    assert.equal(toClient.length, 1, 'only the error for the call');
+  });
+
+  test('lines from the daemon that are not JSON never reach the client', async () => {
+    const { first, toClient } = await initializedSession([new FakeLink(100)]);
+    first.emit('Traceback (most recent call last):');
+    first.emit(result(99, 'fine'));
+    assert.deepEqual(toClient.map((m) => m.id), [99]);
+  });
+
+  test('after the client leaves, nothing more is sent or connected', async () => {
+    const { first, relay, send, connector } = await initializedSession([new FakeLink(100), new FakeLink(200)]);
+    relay.close();
+    assert.ok(first.closedByShim);
+    send(call(14));
+    await tick();
+    assert.equal(connector.names.length, 1);
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * The shim as MCP clients run it: a real SDK Client spawning it over stdio, a real daemon it
+ * starts by itself, and that daemon killed mid-call.
+ */
+import { afterEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { processAlive } from '../core/daemon/instance-lock.js';
+import { ECHO_SHIM_MAIN, TestHome, waitUntil } from '../core/daemon/testing/daemon-processes.js';
+import { DAEMON_STOPPED_MESSAGE, SESSIONS_LOST_NOTICE } from './shim-relay.js';
+
+let home: TestHome;
+let used: TestHome | undefined;
+const clients: Connected[] = [];
+
+afterEach(async () => {
+  const closing = clients.splice(0);
+  await Promise.allSettled(closing.map((c) => c.client.close()));
+  if (!home || home === used) return;
+  used = home;
+  for (const c of closing) home.adoptSpawnedBy(c.stderr());
+  await home.cleanup();
+  assert.deepEqual(home.liveDaemons(), [], 'no daemon left behind');
+});
+
+interface Connected {
+  client: Client;
+  shimPid: number;
+  errors: Error[];
+  stderr: () => string;
+}
+
+async function connectClient(name = 'shim-test'): Promise<Connected> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [ECHO_SHIM_MAIN],
+    env: home.env() as Record<string, string>,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr!.on('data', (d) => (stderr += d));
+  const client = new Client({ name, version: '1.0.0' });
+  const errors: Error[] = [];
+  client.onerror = (error) => errors.push(error); // e.g. a line on stdout that is not JSON-RPC
+  const connected = { client, shimPid: 0, errors, stderr: () => stderr };
+  clients.push(connected);
+  await client.connect(transport);
+  connected.shimPid = transport.pid!;
+  return connected;
+}
+
+type Text = { type: 'text'; text: string };
+const texts = (result: Record<string, unknown>) => (result.content as Text[]).map((c) => c.text);
+const echoPid = (result: Record<string, unknown>) => (result.structuredContent as { pid: number }).pid;
+
+describe('the shim', () => {
+  test('loads nothing heavy: only node built-ins and its own small modules', () => {
+    const heavy = /@modelcontextprotocol|zod|zeromq|electron|conf\b/;
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const source = readFileSync(file, 'utf8');
+      for (const [, specifier] of source.matchAll(/^\s*import\s+(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)) {
+        if (specifier.startsWith('node:')) continue;
+        assert.ok(specifier.startsWith('.'), `${file} imports the package ${specifier}`);
+        assert.doesNotMatch(specifier, heavy);
+        visit(resolve(dirname(file), specifier));
+      }
+    };
+    visit(fileURLToPath(new URL('./shim.js', import.meta.url)));
+    assert.ok(seen.size >= 4, `followed ${seen.size} modules`);
+    for (const file of seen) assert.doesNotMatch(file, /mcp-connection|daemon\.js$|\/mcp\//, `${file} is daemon-side`);
+  });
+
+  test('starts a daemon when none runs and relays a whole MCP session; the daemon outlives the client', async () => {
+    home = new TestHome();
+    const first = await connectClient('first-client');
+    const tools = await first.client.listTools();
+    assert.deepEqual(tools.tools.map((t) => t.name).sort(), ['echo', 'slow']);
+    const answer = await first.client.callTool({ name: 'echo', arguments: { text: 'héllo 日本' } });
+    assert.deepEqual(texts(answer), ['echo: héllo 日本']);
+    assert.equal((answer.structuredContent as { client: string }).client, 'first-client', 'the handshake carries the client name');
+    const daemonPid = echoPid(answer);
+    assert.equal(home.infoPid(), daemonPid);
+
+    await first.client.close();
+    await waitUntil(() => !processAlive(first.shimPid), 5000, 'the shim to exit when its stdin closes');
+    assert.ok(processAlive(daemonPid), 'the daemon stays for the next client');
+
+    const second = await connectClient();
+    assert.equal(echoPid(await second.client.callTool({ name: 'echo', arguments: { text: 'again' } })), daemonPid);
+    assert.deepEqual([...first.errors, ...second.errors], [], 'stdout carried JSON-RPC only');
+    assert.match(first.stderr(), /started one \(pid \d+\)/);
+  });
+
+  test('answers initialize about as fast as Node starts', async (t) => {
+    home = new TestHome();
+    await connectClient(); // a daemon is running
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'timer', version: '1' } } }) + '\n';
+    const shimTimes: number[] = [];
+    const nodeTimes: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      let started = performance.now();
+      const shim = spawn(process.execPath, [ECHO_SHIM_MAIN], { env: home.env() });
+      shim.stdin.write(initialize);
+      const line = await new Promise<string>((resolve) => shim.stdout.once('data', (d: Buffer) => resolve(d.toString())));
+      shimTimes.push(performance.now() - started);
+      assert.equal(JSON.parse(line).id, 1);
+      shim.stdin.end();
+      assert.equal(await new Promise((resolve) => shim.once('exit', resolve)), 0);
+
+      started = performance.now();
+      const bare = spawn(process.execPath, ['-e', 'process.stdout.write("x")']);
+      await new Promise((resolve) => bare.stdout.once('data', resolve));
+      nodeTimes.push(performance.now() - started);
+      await new Promise((resolve) => bare.once('exit', resolve));
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    t.diagnostic(`start → initialize answer: median ${Math.round(median(shimTimes))} ms; bare node start: median ${Math.round(median(nodeTimes))} ms`);
+    // Generous: a loaded CI machine is slow, but loading the MCP SDK would add far more than this.
+    assert.ok(median(shimTimes) < median(nodeTimes) + 250, `the shim took ${Math.round(median(shimTimes))} ms`);
+  });
+
+  test('two shims started at once with no daemon share exactly one', async () => {
+    home = new TestHome();
+    const [a, b] = await Promise.all([connectClient('a'), connectClient('b')]);
+    const [pa, pb] = await Promise.all([a.client, b.client].map(async (c) => echoPid(await c.callTool({ name: 'echo', arguments: { text: 'x' } }))));
+    assert.equal(pa, pb);
+    assert.deepEqual(home.pidsWith('started'), [pa]);
+    await waitUntil(() => home.liveDaemons().length === 1, 5000, 'any second daemon to give way');
+  });
+
+  test('a daemon killed mid-call: the call fails at once, the next one runs on a new daemon and says what was lost', { skip: process.platform === 'win32' }, async () => {
+    home = new TestHome();
+    const { client, errors } = await connectClient();
+    const firstPid = echoPid(await client.callTool({ name: 'echo', arguments: { text: 'before' } }));
+
+    const slow = client.callTool({ name: 'slow', arguments: { ms: 60_000 } });
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the call is running in the daemon
+    const killedAt = Date.now();
+    process.kill(firstPid, 'SIGKILL');
+    await assert.rejects(slow, (error: Error) => error.message.includes(DAEMON_STOPPED_MESSAGE));
+    assert.ok(Date.now() - killedAt < 2000, `the error took ${Date.now() - killedAt} ms`);
+
+    const after = await client.callTool({ name: 'echo', arguments: { text: 'after' } });
+    assert.notEqual(echoPid(after), firstPid);
+    assert.deepEqual(texts(after), [SESSIONS_LOST_NOTICE, 'echo: after']);
+    const later = await client.callTool({ name: 'echo', arguments: { text: 'later' } });
+    assert.deepEqual(texts(later), ['echo: later'], 'the note comes once');
+    assert.deepEqual(errors, []);
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * `python-session-mcp` with no arguments: the MCP server a client starts on stdio. It is a thin
+ * relay to the daemon, which it starts in the background when none is running, so every client
+ * shares the same sessions and a client restart loses nothing.
+ *
+ * Every client runs this at every start, so it loads nothing heavy: no MCP SDK, no zod, no
+ * zeromq — Node built-ins and a few small modules. stdout carries JSON-RPC only; diagnostics
+ * go to stderr, which clients keep in their MCP logs.
+ *
+ * Environment: PYTHON_MCP_HOME (and XDG_STATE_HOME / XDG_RUNTIME_DIR / LOCALAPPDATA) choose the
+ * state folder and so the daemon; PYTHON_SESSION_DAEMON_ENTRY names the script run as
+ * `<node> <script> serve --background` to start one (default: main.js beside this file).
+ */
+import { fileURLToPath } from 'node:url';
+import { LineSplitter } from '../core/daemon/json-lines.js';
+import { currentDaemonFiles } from '../core/daemon/state-paths.js';
+import { SpawningConnector, spawnBackgroundDaemon } from './daemon-link.js';
+import { ShimRelay } from './shim-relay.js';
+
+export const DAEMON_ENTRY_ENV = 'PYTHON_SESSION_DAEMON_ENTRY';
+
+export function daemonEntry(env: NodeJS.ProcessEnv = process.env): string {
+  return env[DAEMON_ENTRY_ENV] || fileURLToPath(new URL('./main.js', import.meta.url));
+}
+
+/** Runs until the client closes stdin; resolves with the exit code. */
+export function runShim(): Promise<number> {
+  const diagnostics = (message: string) => void process.stderr.write(`python-session-mcp: ${message}\n`);
+  const files = currentDaemonFiles();
+  const entry = daemonEntry();
+  const connector = new SpawningConnector({
+    socketPath: files.socket.path,
+    logPath: files.log,
+    spawnDaemon: () => spawnBackgroundDaemon({ entry, stateDir: files.stateDir, logPath: files.log }),
+    diagnostics,
+  });
+  const relay = new ShimRelay({
+    connector,
+    writeToClient: (line) => void process.stdout.write(line + '\n'),
+    diagnostics,
+    onInitializeAnswered: () => diagnostics(`ready ${Math.round(performance.now())} ms after start (state folder ${files.stateDir})`),
+  });
+
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      relay.close();
+      // Let what is already written reach the client before the caller exits.
+      process.stdout.write('', () => resolve(0));
+    };
+    const lines = new LineSplitter();
+    process.stdin.on('data', (chunk: Buffer) => {
+      for (const line of lines.push(chunk)) relay.fromClient(line);
+    });
+    process.stdin.on('end', finish);
+    process.stdin.on('error', finish);
+    // The client is gone if it stops reading us.
+    process.stdout.on('error', finish);
+  });
+}

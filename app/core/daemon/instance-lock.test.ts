@@ -1,0 +1,162 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { acquireInstanceLock, readLockPid } from './instance-lock.js';
+
+function folder(): { dir: string; lockPath: string; socketPath: string; done: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'ps-lock-'));
+  return { dir, lockPath: join(dir, 'daemon.lock'), socketPath: join(dir, 'daemon.sock'), done: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A pid that is certainly not running: a child that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0']);
+  await new Promise((resolve) => child.once('exit', resolve));
+  return child.pid!;
+}
+
+function age(path: string, seconds: number): void {
+  const then = new Date(Date.now() - seconds * 1000);
+  utimesSync(path, then, then);
+}
+
+describe('the instance lock', () => {
+  test('is created holding our pid and released only by us', async () => {
+    const f = folder();
+    try {
+      const outcome = await acquireInstanceLock(f);
+      assert.ok(outcome.acquired);
+      assert.equal(readLockPid(f.lockPath), process.pid);
+      writeFileSync(f.lockPath, '999999\n'); // someone else's now
+      outcome.lock.release();
+      assert.ok(existsSync(f.lockPath), 'a lock that changed hands is left alone');
+      writeFileSync(f.lockPath, `${process.pid}\n`);
+      outcome.lock.release();
+      assert.ok(!existsSync(f.lockPath));
+    } finally {
+      f.done();
+    }
+  });
+
+  test('taken over from a pid that is not running', async () => {
+    const f = folder();
+    try {
+      writeFileSync(f.lockPath, `${await deadPid()}\n`);
+      const logged: string[] = [];
+      const outcome = await acquireInstanceLock({ ...f, log: (m) => logged.push(m) });
+      assert.ok(outcome.acquired);
+      assert.equal(readLockPid(f.lockPath), process.pid);
+      assert.match(logged.join('\n'), /stale lock/);
+    } finally {
+      f.done();
+    }
+  });
+
+  test('deferred to a live owner that answers on the socket', async () => {
+    const f = folder();
+    const server = net.createServer((socket) => socket.end(JSON.stringify({ ok: true, pid: 4242, version: 'x' }) + '\n'));
+    await new Promise<void>((resolve) => server.listen(f.socketPath, resolve));
+    try {
+      writeFileSync(f.lockPath, `${process.ppid}\n`); // alive, and not us
+      age(f.lockPath, 3600);
+      const outcome = await acquireInstanceLock(f);
+      assert.deepEqual(outcome, { acquired: false, ownerPid: 4242, answering: true });
+      assert.equal(readFileSync(f.lockPath, 'utf8'), `${process.ppid}\n`);
+    } finally {
+      server.close();
+      f.done();
+    }
+  });
+
+  test('deferred to a live owner that is listening but busy', async () => {
+    const f = folder();
+    const held: net.Socket[] = [];
+    const server = net.createServer((socket) => void held.push(socket)); // accepts, never answers
+    await new Promise<void>((resolve) => server.listen(f.socketPath, resolve));
+    try {
+      writeFileSync(f.lockPath, `${process.ppid}\n`);
+      age(f.lockPath, 3600);
+      const outcome = await acquireInstanceLock({ ...f, pingTimeoutMs: 200 });
+      assert.deepEqual(outcome, { acquired: false, ownerPid: process.ppid, answering: false });
+    } finally {
+      for (const socket of held) socket.destroy();
+      server.close();
+      f.done();
+    }
+  });
+
+  test('waits for a live owner that is still starting, then defers to it', async () => {
+    const f = folder();
+    writeFileSync(f.lockPath, `${process.ppid}\n`); // fresh: inside the start-up grace
+    const server = net.createServer((socket) => socket.end(JSON.stringify({ ok: true, pid: process.ppid, version: 'x' }) + '\n'));
+    const listenLater = setTimeout(() => server.listen(f.socketPath), 300);
+    try {
+      const started = Date.now();
+      const outcome = await acquireInstanceLock({ ...f, startupGraceMs: 5000 });
+      assert.deepEqual(outcome, { acquired: false, ownerPid: process.ppid, answering: true });
+      assert.ok(Date.now() - started >= 250, 'it waited for the owner to listen');
+    } finally {
+      clearTimeout(listenLater);
+      server.close();
+      f.done();
+    }
+  });
+
+  test('taken over from a live pid that never listened (a reused pid)', async () => {
+    const f = folder();
+    try {
+      writeFileSync(f.lockPath, `${process.ppid}\n`);
+      age(f.lockPath, 60);
+      const outcome = await acquireInstanceLock({ ...f, startupGraceMs: 1000 });
+      assert.ok(outcome.acquired);
+    } finally {
+      f.done();
+    }
+  });
+
+  test('a stale lock that changes hands before it is removed is left to its new owner', async () => {
+    const f = folder();
+    const server = net.createServer((socket) => socket.end(JSON.stringify({ ok: true, pid: 777, version: 'x' }) + '\n'));
+    await new Promise<void>((resolve) => server.listen(f.socketPath, resolve));
+    try {
+      const dead = await deadPid();
+      writeFileSync(f.lockPath, `${dead}\n`);
+      let swapped = false;
+      // Between our reading the stale lock and removing it, another starter removes it and takes its own.
+      const isAlive = (pid: number) => {
+        if (pid === dead && !swapped) {
+          swapped = true;
+          rmSync(f.lockPath);
+          writeFileSync(f.lockPath, `${process.ppid}\n`);
+          return false;
+        }
+        return pid !== dead;
+      };
+      const outcome = await acquireInstanceLock({ ...f, isAlive });
+      assert.ok(swapped);
+      assert.deepEqual(outcome, { acquired: false, ownerPid: 777, answering: true });
+      assert.equal(readFileSync(f.lockPath, 'utf8'), `${process.ppid}\n`);
+    } finally {
+      server.close();
+      f.done();
+    }
+  });
+
+  test('an empty lock is waited on while young and taken over when old', async () => {
+    const f = folder();
+    try {
+      writeFileSync(f.lockPath, '');
+      const started = Date.now();
+      setTimeout(() => age(f.lockPath, 60), 200);
+      const outcome = await acquireInstanceLock({ ...f, startupGraceMs: 5000 });
+      assert.ok(outcome.acquired);
+      assert.ok(Date.now() - started >= 150);
+    } finally {
+      f.done();
+    }
+  });
+});

@@ -1,0 +1,77 @@
+/** Real MCP clients driving the built command over stdio, each test with its own state folder. */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TEST_PYTHON } from '../../app/core/testing/test-python.js';
+
+export const CLI = fileURLToPath(new URL('../../app/cli/main.js', import.meta.url));
+
+export interface Harness {
+  home: string;
+  env: Record<string, string>;
+  connect(name?: string): Promise<Client>;
+  cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  daemonPid(): Promise<number | null>;
+  close(): Promise<void>;
+}
+
+export type CallResult = {
+  content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[];
+  structuredContent?: Record<string, any>;
+  isError?: boolean;
+};
+
+export function text(result: CallResult): string {
+  return result.content
+    .filter((c): c is { type: 'text'; text: string } => c.type === 'text')
+    .map((c) => c.text)
+    .join('');
+}
+
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}, options: Parameters<Client['callTool']>[2] = {}): Promise<CallResult> {
+  return (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000, ...options })) as CallResult;
+}
+
+export async function createHarness(extraEnv: Record<string, string> = {}): Promise<Harness> {
+  const home = await mkdtemp(join(tmpdir(), 'ps-e2e-'));
+  const env: Record<string, string> = {
+    ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<string, string>),
+    PYTHON_MCP_HOME: home,
+    PYTHON_MCP_INTERPRETER: TEST_PYTHON,
+    ...extraEnv,
+  };
+  const clients: Client[] = [];
+  const cli = (...args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(process.execPath, [CLI, ...args], { env, timeout: 60_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
+  return {
+    home,
+    env,
+    cli,
+    async connect(name = 'e2e-client') {
+      const transport = new StdioClientTransport({ command: process.execPath, args: [CLI], env, stderr: 'pipe' });
+      const client = new Client({ name, version: '1.0.0' });
+      await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    async daemonPid() {
+      try {
+        return JSON.parse(await readFile(join(home, 'daemon.json'), 'utf8')).pid ?? null;
+      } catch {
+        return null;
+      }
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      await cli('stop');
+    },
+  };
+}
