@@ -24,6 +24,8 @@ const DEFAULTS: SettingsData = { markedEnvs: [], outputLimit: 20_000, timeoutS: 
 
 export class Settings {
   private readonly store: Conf<SettingsData>;
+  // conf re-reads its file on every get; tools read settings on every call, so keep a copy.
+  private cache: SettingsData;
 
   constructor(stateDir: string) {
     this.store = new Conf<SettingsData>({
@@ -41,15 +43,17 @@ export class Settings {
         memoryLimitMb: { type: 'integer', minimum: -1 },
       },
     });
+    this.cache = { ...this.store.store };
   }
 
   get<K extends keyof SettingsData>(key: K): SettingsData[K] {
-    return this.store.get(key);
+    return this.cache[key];
   }
 
   set<K extends keyof SettingsData>(key: K, value: SettingsData[K]): void {
     if (value === undefined) this.store.delete(key);
     else this.store.set(key, value);
+    this.cache = { ...this.store.store };
   }
 
   /** PYTHON_MCP_OUTPUT_LIMIT, else the setting. */
