@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { createMcpServer, createServices } from '../../core/mcp/server.js';
 import { serveDaemon } from '../../core/daemon/serve-daemon.js';
+import { startPanelServer } from '../../core/daemon/panel-server.js';
 import { resolveStateDir } from '../../core/daemon/state-paths.js';
 
 export const SERVE_USAGE = `Usage: python-session-mcp serve [--background]
@@ -32,10 +33,25 @@ export async function serveCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const stateDir = resolveStateDir();
+  const background = values.background ?? false;
   return serveDaemon({
-    background: values.background ?? false,
+    background,
     stateDir,
     services: () => createServices({ stateDir }),
     createMcpServer,
+    // The panel starts with the daemon and ends with it; a panel that cannot start costs the
+    // panel, never the MCP clients.
+    onStarted: async (daemon) => {
+      try {
+        const panel = await startPanelServer({ services: daemon.services, stateDir });
+        for (const warning of panel.warnings) daemon.log.warn(warning);
+        daemon.updateInfo({ panel: panel.baseUrl });
+        void daemon.stopped.then(() => panel.close());
+        if (!background) process.stdout.write(`Panel: ${panel.url}\n`);
+      } catch (error) {
+        daemon.log.error(`the panel could not start: ${(error as Error).message}`);
+        if (!background) process.stderr.write(`The panel could not start: ${(error as Error).message}\n`);
+      }
+    },
   });
 }

@@ -8,6 +8,7 @@ import { requestControl } from '../../core/daemon/control-client.js';
 import { processAlive, readLockPid } from '../../core/daemon/instance-lock.js';
 import type { StatusAnswer } from '../../core/daemon/protocol.js';
 import { currentDaemonFiles } from '../../core/daemon/state-paths.js';
+import { readPanelAddress } from '../../core/daemon/panel-address.js';
 
 export const STATUS_USAGE = `Usage: python-session-mcp status [--json]
 
@@ -49,7 +50,13 @@ export async function statusCommand(argv: string[], io: StatusCommandIO = proces
   const result = await requestControl(files.socket.path, 'status', { timeoutMs: 10_000 });
 
   if (result.kind === 'answer') {
-    io.stdout(values.json ? JSON.stringify({ running: true, ...result.answer }, null, 2) + '\n' : formatStatus(result.answer));
+    // The panel link carries its token: only the owner can read it, as only the owner can run this.
+    const panelUrl = readPanelAddress(result.answer.stateDir)?.url ?? null;
+    io.stdout(
+      values.json
+        ? JSON.stringify({ running: true, ...result.answer, panelUrl }, null, 2) + '\n'
+        : formatStatus(result.answer) + (panelUrl ? `\nOpen the panel: ${panelUrl}\n` : ''),
+    );
     return 0;
   }
   const holder = readLockPid(files.lock);

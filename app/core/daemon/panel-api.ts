@@ -1,0 +1,412 @@
+/**
+ * The panel's JSON API. Reads are GETs; everything that changes something is a POST with a JSON
+ * body (a cross-origin page cannot send one without a preflight, which is never granted).
+ * Errors are `{ error }` with a status that says whose fault it was: 400 a bad request, 404 no
+ * such session, 409 not now (busy), 500 a failure on our side.
+ *
+ *   GET  /api/health                          {ok, pid, version}
+ *   GET  /api/state                           the snapshot a panel starts from
+ *   GET  /api/sessions                        {sessions, past}
+ *   POST /api/sessions                        {name, interpreter?, cwd?}      start a session
+ *   POST /api/sessions/connect                {name, connectionFile}          attach to a kernel
+ *   POST /api/sessions/interrupt-all                                         interrupt every busy session
+ *   POST /api/sessions/:name/interrupt | restart | kill | reset
+ *   GET  /api/sessions/:name/log?before=&limit=&q=
+ *   GET  /api/sessions/:name/figures
+ *   GET  /api/sessions/:name/notebook         the log as .ipynb (a download)
+ *   GET  /api/file?path=                      a figure or saved output under <state>/sessions
+ *   GET  /api/interpreters                    discovered, chosen and why
+ *   POST /api/interpreters/choose             {path | null}                   for new sessions
+ *   POST /api/interpreters/rescan
+ *   GET  /api/clients                         registration with each MCP client
+ *   POST /api/clients/:id/register | unregister
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { packageVersion, type DaemonServices } from '../mcp/server.js';
+import { clearProbeCache, describeInterpreter, ipykernelInstallCommand, listInterpreters, probeInterpreter, InterpreterError } from '../interpreters/index.js';
+import { buildNotebook } from '../sessions/notebook-export.js';
+import { DEFAULT_SESSION, SESSION_NAME, SessionError } from '../sessions/session-manager.js';
+import type { Session } from '../sessions/session.js';
+import { callHelper, ToolCallError } from '../tools/python-bridge.js';
+import {
+  CLIENT_IDS,
+  isClientId,
+  registerClient,
+  registrationStatus,
+  thisInstallEntry,
+  unregisterClient,
+  type ClientStatus,
+  type PlatformContext,
+} from '../registration/index.js';
+import { FileRefused, sendSessionFile } from './panel-files.js';
+import { listFigures, LogReader } from './panel-log.js';
+import type { PanelModel } from './panel-model.js';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface PanelApiOptions {
+  services: DaemonServices;
+  model: PanelModel;
+  /** Where client configs are looked for; tests point it at a temporary home. */
+  registration?: Partial<PlatformContext>;
+}
+
+type Handler = (request: ApiRequest) => Promise<unknown> | unknown;
+
+interface ApiRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  params: string[];
+  body: () => Promise<Record<string, unknown>>;
+}
+
+interface Route {
+  method: 'GET' | 'POST';
+  pattern: RegExp;
+  handler: Handler;
+}
+
+/** Marks a handler's result as already sent (files, downloads). */
+const SENT = Symbol('sent');
+
+export class PanelApi {
+  private readonly routes: Route[] = [];
+  private readonly logs = new LogReader();
+  private readonly services: DaemonServices;
+  private readonly model: PanelModel;
+  private readonly registration: Partial<PlatformContext>;
+
+  constructor(options: PanelApiOptions) {
+    this.services = options.services;
+    this.model = options.model;
+    this.registration = options.registration ?? {};
+    const name = '([^/]+)';
+    this.route('GET', /^\/api\/health$/, () => ({ ok: true, pid: process.pid, version: packageVersion() }));
+    this.route('GET', /^\/api\/state$/, () => this.snapshot());
+    this.route('GET', /^\/api\/sessions$/, () => ({ sessions: this.model.views(), past: this.model.pastSessions() }));
+    this.route('POST', /^\/api\/sessions$/, (r) => this.startSession(r));
+    this.route('POST', /^\/api\/sessions\/connect$/, (r) => this.connect(r));
+    this.route('POST', /^\/api\/sessions\/interrupt-all$/, () => this.interruptAll());
+    this.route('POST', new RegExp(`^/api/sessions/${name}/(interrupt|restart|kill|reset)$`), (r) => this.act(r.params[0], r.params[1]));
+    this.route('GET', new RegExp(`^/api/sessions/${name}/log$`), (r) => this.logPage(r));
+    this.route('GET', new RegExp(`^/api/sessions/${name}/figures$`), (r) => this.figures(r.params[0]));
+    this.route('GET', new RegExp(`^/api/sessions/${name}/notebook$`), (r) => this.notebook(r));
+    this.route('GET', /^\/api\/file$/, (r) => this.file(r));
+    this.route('GET', /^\/api\/interpreters$/, () => this.interpreters());
+    this.route('POST', /^\/api\/interpreters\/choose$/, (r) => this.choose(r));
+    this.route('POST', /^\/api\/interpreters\/rescan$/, () => this.rescan());
+    this.route('GET', /^\/api\/clients$/, () => this.clients());
+    this.route('POST', /^\/api\/clients\/([^/]+)\/(register|unregister)$/, (r) => this.register(r.params[0], r.params[1] === 'register'));
+  }
+
+  /** The state a panel starts from (and gets again each time its event stream reconnects). */
+  snapshot(): Record<string, unknown> {
+    return {
+      version: packageVersion(),
+      pid: process.pid,
+      startedAt: this.services.startedAt,
+      stateDir: this.services.stateDir,
+      now: Date.now(),
+      sessions: this.model.views(),
+      past: this.model.pastSessions(),
+    };
+  }
+
+  /** Answers the request if it is an API path; false when it is not one. */
+  async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    if (!url.pathname.startsWith('/api/')) return false;
+    const pathMatches = this.routes.filter((r) => r.pattern.test(url.pathname));
+    if (pathMatches.length === 0) {
+      sendJson(res, 404, { error: `No such API: ${url.pathname}` });
+      return true;
+    }
+    const route = pathMatches.find((r) => r.method === req.method);
+    if (!route) {
+      res.setHeader('Allow', [...new Set(pathMatches.map((r) => r.method))].join(', '));
+      sendJson(res, 405, { error: `${req.method} is not allowed here.` });
+      return true;
+    }
+    const params = (route.pattern.exec(url.pathname) ?? []).slice(1).map((p) => decodeURIComponent(p));
+    try {
+      // Every change, with a body or not, must say it is JSON: an HTML form on another site can
+      // only send form or text types, so this refuses it even before the Origin check would.
+      if (req.method === 'POST' && !isJson(req)) throw new ApiError(415, 'Send a JSON body (Content-Type: application/json).');
+      const result = await route.handler({ req, res, url, params, body: () => readJsonBody(req) });
+      if (result !== SENT) sendJson(res, 200, result ?? { ok: true });
+    } catch (error) {
+      const [status, message] = describeFailure(error);
+      if (!res.headersSent) sendJson(res, status, { error: message });
+      else res.destroy();
+    }
+    return true;
+  }
+
+  private route(method: Route['method'], pattern: RegExp, handler: Handler): void {
+    this.routes.push({ method, pattern, handler });
+  }
+
+  private live(name: string): Session {
+    const session = this.services.sessions.find(name);
+    if (!session) throw new ApiError(404, `There is no running session named "${name}".`);
+    return session;
+  }
+
+  private async startSession(r: ApiRequest) {
+    const body = await r.body();
+    const name = optionalString(body, 'name') ?? DEFAULT_SESSION;
+    const session = await this.services.sessions.start(name, {
+      interpreter: optionalString(body, 'interpreter'),
+      cwd: optionalString(body, 'cwd'),
+    });
+    return { session: this.model.view(session) };
+  }
+
+  private async connect(r: ApiRequest) {
+    const body = await r.body();
+    const name = optionalString(body, 'name') ?? DEFAULT_SESSION;
+    const file = optionalString(body, 'connectionFile');
+    const session = await this.services.sessions.connect(name, file);
+    return { session: this.model.view(session) };
+  }
+
+  private async interruptAll() {
+    const busy = this.services.sessions.list().filter((s) => s.state === 'busy');
+    const results = await Promise.all(busy.map(async (s) => ({ name: s.name, ...(await s.kernel.interrupt()) })));
+    return { interrupted: results };
+  }
+
+  private async act(name: string, action: string) {
+    const session = this.live(name);
+    switch (action) {
+      case 'interrupt': {
+        const wasBusy = session.state === 'busy';
+        const { restarted } = await session.kernel.interrupt();
+        return {
+          restarted,
+          wasBusy,
+          message: restarted ? 'The code ignored the interrupt, so the kernel was restarted.' : wasBusy ? 'Interrupted.' : 'Nothing was running.',
+        };
+      }
+      case 'restart': {
+        if (!session.kernel.owned) throw new ApiError(400, 'This kernel was started elsewhere; restart it there.');
+        const { lostNames } = await session.kernel.restart();
+        return { lostNames, message: `Restarted${lostNames.length ? `; lost ${lostNames.length} names` : ''}.` };
+      }
+      case 'kill': {
+        const owned = session.kernel.owned;
+        await this.services.sessions.close(name);
+        return { detached: !owned, message: owned ? 'The kernel was stopped.' : 'Detached; the kernel keeps running.' };
+      }
+      case 'reset': {
+        if (session.state === 'busy') throw new ApiError(409, 'The session is running code; interrupt it first.');
+        const result = await callHelper(session.kernel, 'reset', {}, { timeoutMs: 30_000 });
+        return { message: result.text };
+      }
+    }
+    throw new ApiError(404, `Unknown action ${action}.`);
+  }
+
+  private dirOf(name: string): string {
+    const dir = this.model.sessionDir(name);
+    if (!dir) throw new ApiError(404, `There is no session named "${name}".`);
+    return dir;
+  }
+
+  private logPage(r: ApiRequest) {
+    const dir = this.dirOf(r.params[0]);
+    const before = integerParam(r.url, 'before');
+    const limit = integerParam(r.url, 'limit');
+    const query = r.url.searchParams.get('q') ?? undefined;
+    return this.logs.page(join(dir, 'log.jsonl'), { before, limit, query });
+  }
+
+  private figures(name: string) {
+    const dir = this.dirOf(name);
+    return { figures: listFigures(this.logs.entries(join(dir, 'log.jsonl')), join(dir, 'figures')) };
+  }
+
+  private async notebook(r: ApiRequest) {
+    const name = r.params[0];
+    const dir = this.dirOf(name);
+    const live = this.services.sessions.find(name);
+    const notebook = await buildNotebook(this.logs.entries(join(dir, 'log.jsonl')), {
+      language_version: live?.kernel.kernelInfo?.language_info?.version,
+    });
+    const body = Buffer.from(`${JSON.stringify(notebook, null, 1)}\n`);
+    const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-');
+    r.res.writeHead(200, {
+      'Content-Type': 'application/x-ipynb+json',
+      'Content-Length': body.length,
+      'Content-Disposition': `attachment; filename="${name}-${stamp}.ipynb"`,
+      'Cache-Control': 'no-store',
+    });
+    r.res.end(body);
+    return SENT;
+  }
+
+  private async file(r: ApiRequest) {
+    await sendSessionFile(r.res, this.services.stateDir, r.url.searchParams.get('path') ?? '');
+    return SENT;
+  }
+
+  private async interpreters() {
+    const sessions = this.services.sessions;
+    const [found, choice] = await Promise.all([listInterpreters({ env: sessions.env }), sessions.chosenInterpreter().catch((e: Error) => e)]);
+    const chosen = choice instanceof Error ? null : choice;
+    const isChosen = (path: string, aliases: string[]) => chosen !== null && (path === chosen.interpreter.path || aliases.includes(chosen.interpreter.path));
+    return {
+      interpreters: found.map((i) => ({
+        path: i.path,
+        kind: i.kind,
+        name: i.name,
+        version: i.version ?? null,
+        manager: i.manager ?? null,
+        prefix: i.prefix,
+        ipykernel: i.hasIpykernel === undefined ? 'unknown' : i.hasIpykernel ? 'yes' : 'no',
+        installCommand: i.hasIpykernel === false ? ipykernelInstallCommand(i) : null,
+        active: Boolean(i.active),
+        chosen: isChosen(i.path, i.aliases),
+      })),
+      chosen: chosen && { path: chosen.interpreter.path, reason: chosen.reason, version: chosen.probe?.version ?? chosen.interpreter.version ?? null },
+      error: choice instanceof Error ? choice.message : null,
+      saved: this.services.settings.get('interpreter') ?? null,
+      // While the variable is set it wins over anything chosen here; the panel says so.
+      envOverride: sessions.env.PYTHON_MCP_INTERPRETER?.trim() || null,
+    };
+  }
+
+  private async choose(r: ApiRequest) {
+    const body = await r.body();
+    const path = body.path;
+    if (path !== null && (typeof path !== 'string' || !path.trim())) throw new ApiError(400, 'Give the path of an interpreter, or null to let Python Session choose.');
+    if (typeof path === 'string') {
+      // Checked before it is saved: a choice that cannot start kernels would break every new session.
+      const env = this.services.sessions.env;
+      let interpreter;
+      try {
+        interpreter = await describeInterpreter(path, { env, source: 'chosen interpreter' });
+      } catch (error) {
+        if (error instanceof InterpreterError) throw new ApiError(400, error.message);
+        throw error;
+      }
+      const probe = await probeInterpreter(interpreter.path);
+      if (probe.packages.ipykernel == null) {
+        throw new ApiError(400, `${interpreter.path} (Python ${probe.version}) does not have ipykernel, which kernels need. Install it with:\n  ${ipykernelInstallCommand(interpreter)}`);
+      }
+      this.services.settings.set('interpreter', interpreter.path);
+    } else {
+      this.services.settings.set('interpreter', undefined);
+    }
+    this.services.sessions.rescan();
+    this.model.publish({ type: 'interpreters' });
+    return this.interpreters();
+  }
+
+  private async rescan() {
+    clearProbeCache();
+    this.services.sessions.rescan();
+    const result = await this.interpreters();
+    this.model.publish({ type: 'interpreters' });
+    return result;
+  }
+
+  private async clients() {
+    const statuses = await registrationStatus({ ...this.registration, expected: thisInstallEntry() });
+    return { clients: statuses.map(clientView) };
+  }
+
+  private async register(id: string, add: boolean) {
+    if (!isClientId(id)) throw new ApiError(404, `Unknown client "${id}"; one of ${CLIENT_IDS.join(', ')}.`);
+    const result = add
+      ? await registerClient(id, thisInstallEntry(), { ...this.registration, keepInterpreter: true })
+      : await unregisterClient(id, this.registration);
+    this.model.publish({ type: 'clients' });
+    const [status] = await registrationStatus({ ...this.registration, expected: thisInstallEntry(), clients: [id] });
+    return { message: result.message, changed: result.changed, backup: result.backup ?? null, client: clientView(status) };
+  }
+}
+
+function clientView(s: ClientStatus) {
+  const interpreters = [...new Set(s.files.map((f) => f.entry?.interpreter).filter((i): i is string => i !== undefined))];
+  return {
+    id: s.client,
+    name: s.name,
+    installed: s.installed,
+    state: s.state,
+    registered: s.state === 'current' || s.state === 'stale' || s.state === 'registered',
+    paths: s.paths,
+    problems: s.problems,
+    interpreters,
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const body = Buffer.from(JSON.stringify(value));
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length, 'Cache-Control': 'no-store' });
+  res.end(body);
+}
+
+function describeFailure(error: unknown): [number, string] {
+  if (error instanceof ApiError) return [error.status, error.message];
+  if (error instanceof FileRefused) return [error.status, error.message];
+  if (error instanceof SessionError) return [/^No session named/.test(error.message) ? 404 : 400, error.message];
+  if (error instanceof ToolCallError) return [400, error.message];
+  if (error instanceof InterpreterError) return [400, error.message];
+  const message = error instanceof Error ? error.message : String(error);
+  return [500, message || 'Something went wrong in the daemon.'];
+}
+
+function isJson(req: IncomingMessage): boolean {
+  return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
+async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  if (!isJson(req)) throw new ApiError(415, 'Send a JSON body (Content-Type: application/json).');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new ApiError(413, 'The request body is too large.');
+    chunks.push(chunk as Buffer);
+  }
+  if (size === 0) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new ApiError(400, 'The request body is not valid JSON.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ApiError(400, 'The request body must be a JSON object.');
+  return value as Record<string, unknown>;
+}
+
+function optionalString(body: Record<string, unknown>, key: string): string | undefined {
+  const value = body[key];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new ApiError(400, `${key} must be a string.`);
+  const trimmed = value.trim();
+  if (key === 'name' && !SESSION_NAME.test(trimmed)) {
+    throw new ApiError(400, `"${trimmed}" is not a valid session name: use letters, digits, '.', '_' or '-' (at most 64).`);
+  }
+  return trimmed || undefined;
+}
+
+function integerParam(url: URL, key: string): number | undefined {
+  const raw = url.searchParams.get(key);
+  if (raw === null || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value)) throw new ApiError(400, `${key} must be a whole number.`);
+  return value;
+}
+

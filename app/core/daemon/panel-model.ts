@@ -1,0 +1,189 @@
+/**
+ * What the panel knows about the sessions, kept current from the SessionManager's events and
+ * turned into the messages pushed to open panels.
+ *
+ * Views are built synchronously so that events leave in the order they happened (busy, then
+ * idle — never the other way round because one view waited on a slower read). The one fact that
+ * needs a read, a kernel's resident memory, is refreshed on a timer and served from a cache.
+ */
+import { EventEmitter } from 'node:events';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { residentBytes } from '../kernel/process-stats.js';
+import type { KernelState } from '../kernel/kernel.js';
+import type { SessionManager } from '../sessions/session-manager.js';
+import { SESSION_NAME } from '../sessions/session-manager.js';
+import type { Session } from '../sessions/session.js';
+import type { LogEntry } from '../sessions/session-log.js';
+import { entryView, type EntryView } from './panel-log.js';
+
+export interface SessionView {
+  name: string;
+  state: KernelState;
+  /** False for a kernel attached by connection file: stopping it only detaches. */
+  owned: boolean;
+  pid: number | null;
+  memoryBytes: number | null;
+  interpreter: string | null;
+  interpreterReason: string | null;
+  pythonVersion: string | null;
+  connectionFile: string | null;
+  cwd: string | null;
+  /** Epoch ms the current kernel process started (it changes on restart). */
+  startedAt: number | null;
+  executionCount: number;
+  restarts: number;
+  /** The run in progress. */
+  running: { since: number; code: string; client: string | null } | null;
+}
+
+export type PanelEvent =
+  | { type: 'session'; session: SessionView }
+  | { type: 'session-removed'; name: string }
+  | { type: 'run-started'; session: string; code: string; client: string; time: string }
+  | { type: 'logged'; session: string; entry: EntryView }
+  | { type: 'died'; session: string; message: string }
+  | { type: 'restarted'; session: string; cause: string }
+  | { type: 'stats'; memory: Record<string, number | null> }
+  | { type: 'interpreters' }
+  | { type: 'clients' };
+
+export const MEMORY_REFRESH_MS = 3000;
+
+// The manager's events carry different payloads; each listener below names its own.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Listener = (...args: any[]) => void;
+
+export class PanelModel extends EventEmitter {
+  private readonly memory = new Map<string, number | null>();
+  private readonly clients = new Map<string, string>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly subscriptions: [string, Listener][];
+
+  constructor(
+    readonly sessions: SessionManager,
+    readonly stateDir: string,
+  ) {
+    super();
+    const on = {
+      added: (s: Session) => {
+        this.push(s);
+        void this.refreshMemory();
+      },
+      removed: (s: Session) => {
+        this.memory.delete(s.name);
+        this.clients.delete(s.name);
+        this.publish({ type: 'session-removed', name: s.name });
+      },
+      changed: (s: Session) => this.push(s),
+      'run-started': (s: Session, payload: { code: string; client: string; time: string }) => {
+        this.clients.set(s.name, payload.client);
+        this.push(s);
+        this.publish({ type: 'run-started', session: s.name, code: payload.code, client: payload.client, time: payload.time });
+      },
+      logged: (s: Session, entry: LogEntry) => {
+        this.clients.delete(s.name);
+        this.publish({ type: 'logged', session: s.name, entry: entryView(entry) });
+        this.push(s); // execution count moved on
+      },
+      died: (s: Session, error: Error) => {
+        this.push(s);
+        this.publish({ type: 'died', session: s.name, message: error.message });
+      },
+      restarted: (s: Session, info: { cause?: string }) => {
+        this.push(s);
+        this.publish({ type: 'restarted', session: s.name, cause: info?.cause ?? 'restarted' });
+        void this.refreshMemory();
+      },
+    };
+    this.subscriptions = Object.entries(on) as [string, Listener][];
+    for (const [event, listener] of this.subscriptions) sessions.on(event, listener);
+    this.timer = setInterval(() => void this.refreshMemory(), MEMORY_REFRESH_MS);
+    this.timer.unref();
+    void this.refreshMemory();
+  }
+
+  view(session: Session): SessionView {
+    const summary = session.summary();
+    // Session.running is cleared only after the run's last events have gone out (its state is
+    // already idle by then), so a run counts as in progress only while the kernel is busy.
+    const inProgress = summary.state === 'busy' && summary.runningSince !== undefined;
+    const running = inProgress ? { since: summary.runningSince!, code: summary.runningCode ?? '', client: this.clients.get(session.name) ?? null } : null;
+    return {
+      name: summary.name,
+      state: summary.state,
+      owned: summary.owned,
+      pid: summary.pid ?? null,
+      memoryBytes: this.memory.get(summary.name) ?? null,
+      interpreter: summary.interpreter?.path ?? null,
+      interpreterReason: summary.interpreter?.reason ?? null,
+      pythonVersion: session.kernel.kernelInfo?.language_info?.version ?? null,
+      connectionFile: summary.connectionFile ?? null,
+      cwd: summary.cwd ?? null,
+      startedAt: summary.startedAt ?? null,
+      executionCount: summary.executionCount,
+      restarts: summary.restarts,
+      running,
+    };
+  }
+
+  views(): SessionView[] {
+    return this.sessions.list().map((s) => this.view(s));
+  }
+
+  /** Sessions that have a folder (and so a log) but no kernel now, newest first. */
+  pastSessions(): string[] {
+    const live = new Set(this.sessions.list().map((s) => s.name));
+    const dir = join(this.stateDir, 'sessions');
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return [];
+    }
+    return names.filter((n) => SESSION_NAME.test(n) && !live.has(n) && existsSync(join(dir, n, 'log.jsonl'))).sort();
+  }
+
+  /** The folder holding a session's log and figures, live or ended; null for an unknown name. */
+  sessionDir(name: string): string | null {
+    const live = this.sessions.find(name);
+    if (live) return live.dir;
+    if (!SESSION_NAME.test(name)) return null;
+    const dir = join(this.stateDir, 'sessions', name);
+    return existsSync(dir) ? dir : null;
+  }
+
+  publish(event: PanelEvent): void {
+    this.emit('event', event);
+  }
+
+  async refreshMemory(): Promise<void> {
+    const list = this.sessions.list();
+    const values = await Promise.all(list.map((s) => residentBytes(s.kernel.pid)));
+    let changed = false;
+    const memory: Record<string, number | null> = {};
+    list.forEach((s, i) => {
+      if (this.sessions.find(s.name) !== s) return; // removed while we read
+      memory[s.name] = values[i];
+      if (this.memory.get(s.name) !== values[i]) changed = true;
+      this.memory.set(s.name, values[i]);
+    });
+    if (changed) this.publish({ type: 'stats', memory });
+  }
+
+  dispose(): void {
+    clearInterval(this.timer);
+    for (const [event, listener] of this.subscriptions) this.sessions.off(event, listener);
+    this.removeAllListeners();
+  }
+
+  private push(session: Session): void {
+    if (this.sessions.find(session.name) !== session) {
+      // SessionManager.close() forgets the session, then waits for the kernel to exit; its
+      // 'closed' state arrives in between. Say it is gone now rather than a second later.
+      if (session.state === 'closed') this.publish({ type: 'session-removed', name: session.name });
+      return;
+    }
+    this.publish({ type: 'session', session: this.view(session) });
+  }
+}
