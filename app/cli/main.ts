@@ -11,6 +11,8 @@ const USAGE = `Usage: python-session-mcp [command]
   status [--json]                    daemon, sessions and kernels
   interpreters [--json]              Python interpreters found, and the one chosen
   register <client>|all [--remove]   add Python Session to Claude Desktop, Claude Code, Cursor, VS Code, Windsurf
+  servers [list|add|remove]          remote Jupyter servers sessions can run on
+                                     (servers add <name> <url> [--token T | --token-stdin])
   export <session> <file.ipynb>      write a session's history as a notebook
   help                               this text
 `;
@@ -34,8 +36,7 @@ async function main(argv: string[]): Promise<number> {
     case 'export':
       return (await import('./commands/export.js')).exportCommand(rest);
     case 'servers':
-      process.stderr.write('Remote Jupyter servers are not supported by this version of Python Session yet.\n');
-      return 2;
+      return (await import('./commands/servers.js')).serversCommand(rest);
     case 'help':
     case '--help':
     case '-h':

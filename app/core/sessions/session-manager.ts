@@ -138,6 +138,8 @@ export class SessionManager extends EventEmitter {
     return {
       ...(local?.interruptGraceMs !== undefined ? { interruptGraceMs: local.interruptGraceMs } : {}),
       ...(local?.outputLimits ? { outputLimits: local.outputLimits } : {}),
+      // Enterprise Gateway reads KERNEL_* launch settings from the start request, as Jupyter's gateway client sends them.
+      kernelEnv: Object.fromEntries(Object.entries(this.env).filter((entry): entry is [string, string] => entry[0].startsWith('KERNEL_') && entry[1] !== undefined)),
       ...this.options.remoteOptions,
       refreshServer: () => this.servers.find(serverName),
     };

@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { formatBytes, formatDuration, residentBytes } from '../kernel/process-stats.js';
 import { listInterpreters, probeInterpreter } from '../interpreters/index.js';
+import { describeServers, formatOffers } from '../remote/kernelspecs.js';
+import { RemoteKernel } from '../remote/remote-kernel.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
 import type { Session } from '../sessions/session.js';
 import { helperResult } from './code-tools.js';
@@ -26,14 +28,40 @@ async function kernelFacts(session: Session) {
     cwd: summary.cwd ?? null,
     busy_for_s: summary.runningSince ? Math.round((Date.now() - summary.runningSince) / 1000) : null,
     variables: session.kernel.knownNames.length,
+    /** Where the kernel runs: "local", or a remote server's name and URL. */
+    location: session.kernel.location,
+    remote: remoteFacts(session),
+  };
+}
+
+function remoteFacts(session: Session) {
+  const kernel = session.kernel;
+  if (!(kernel instanceof RemoteKernel)) return null;
+  const c = kernel.connection;
+  return {
+    server: kernel.serverName,
+    url: kernel.serverUrl,
+    kernel_id: kernel.kernelId,
+    kernel_name: kernel.kernelName,
+    attach_as: kernel.connectionFile,
+    python_version: kernel.kernelInfo?.language_info?.version ?? null,
+    connection: c.state,
+    connection_since: new Date(c.since).toISOString(),
+    connection_problem: c.state === 'connected' ? null : [c.reason, c.lastError].filter(Boolean).join('; ') || null,
   };
 }
 
 function describeFacts(f: Awaited<ReturnType<typeof kernelFacts>>): string {
   const busy = f.busy_for_s !== null ? ` for ${f.busy_for_s} s` : '';
+  const r = f.remote;
+  const up = `up ${f.uptime_s === null ? 'n/a' : formatDuration(f.uptime_s * 1000)}, ${f.execution_count} executions, ${f.restarts} restarts, ${f.variables} variables`;
   return [
     `Session "${f.session}": ${f.state}${busy}${f.owned ? '' : ' (attached kernel, not ours to stop)'}`,
-    `  kernel pid ${f.pid ?? 'n/a'}, memory ${formatBytes(f.memory_bytes)}, up ${f.uptime_s === null ? 'n/a' : formatDuration(f.uptime_s * 1000)}, ${f.execution_count} executions, ${f.restarts} restarts, ${f.variables} variables`,
+    `  runs on ${f.location}`,
+    r
+      ? `  remote kernel ${r.attach_as} (kernelspec "${r.kernel_name}", Python ${r.python_version ?? '?'}), ${up}`
+      : `  kernel pid ${f.pid ?? 'n/a'}, memory ${formatBytes(f.memory_bytes)}, ${up}`,
+    r && r.connection !== 'connected' ? `  connection ${r.connection} since ${r.connection_since}${r.connection_problem ? `: ${r.connection_problem}` : ''}` : '',
     `  interpreter ${f.interpreter ?? 'unknown'}${f.interpreter_reason ? ` — ${f.interpreter_reason}` : ''}`,
     f.cwd ? `  working folder ${f.cwd}` : '',
   ]
@@ -63,8 +91,10 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
         if (session) {
           const facts = await kernelFacts(session);
           Object.assign(structured, facts);
+          if (facts.remote) structured.python_version = facts.remote.python_version;
           lines.push(describeFacts(facts));
-          interpreterPath = session.kernel.owned ? session.interpreter?.path : undefined;
+          // A remote kernel's Python is on the server: its version comes from the kernel itself.
+          interpreterPath = session.kernel.owned && session.kernel.location === 'local' ? session.interpreter?.path : undefined;
         } else {
           try {
             const choice = await sessions.chosenInterpreter();
@@ -91,9 +121,25 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
             lines.push(`Could not probe ${interpreterPath}: ${(error as Error).message}`);
           }
         }
+        const pool = await Promise.all(
+          (await sessions.pool.describe()).map(async (p) => ({
+            ...p,
+            memory_bytes: (await Promise.all(p.pids.map(residentBytes))).reduce<number>((sum, bytes) => sum + (bytes ?? 0), 0),
+          })),
+        );
+        structured.warm_pool = pool;
+        if (pool.length) {
+          lines.push(`Warm pool: ${pool.map((p) => `${p.ready} ready${p.warming ? `, ${p.warming} warming` : ''} for ${p.interpreter} (${formatBytes(p.memory_bytes)})`).join('; ')}`);
+        }
         const others = sessions.list().filter((s) => s.name !== name);
-        if (others.length) lines.push(`Other sessions: ${others.map((s) => `${s.name} (${s.state})`).join(', ')}`);
-        structured.sessions = sessions.list().map((s) => ({ name: s.name, state: s.state }));
+        if (others.length) lines.push(`Other sessions: ${others.map((s) => `${s.name} (${s.state}${s.kernel.location === 'local' ? '' : `, on ${s.kernel.location}`})`).join(', ')}`);
+        try {
+          const servers = sessions.servers.list();
+          if (servers.length) lines.push(`Remote Jupyter servers: ${servers.map((s) => `${s.name} (${s.url})`).join(', ')} — start_kernel(server=…) runs a session there.`);
+        } catch (error) {
+          lines.push(`Remote Jupyter servers: ${(error as Error).message}`);
+        }
+        structured.sessions = sessions.list().map((s) => ({ name: s.name, state: s.state, location: s.kernel.location }));
         return textResult(lines.join('\n'), structured);
       }),
   );
@@ -103,13 +149,18 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
     {
       title: 'List Python interpreters',
       description:
-        'List the Python interpreters on this machine (conda base and envs, venvs, pyenv, uv, system), with version, kind and whether ipykernel is installed, and which one new sessions use and why. Pass one\'s path to start_kernel to use it.',
+        'List the Python interpreters on this machine (conda base and envs, venvs, pyenv, uv, system), with version, kind and whether ipykernel is installed, and which one new sessions use and why. Pass one\'s path to start_kernel to use it. ' +
+        'Also lists each remote Jupyter server the user added: its kernelspecs (start_kernel(server=…, kernel_name=…)) and the kernels running there (connect_to_kernel(connection_file="<server>:<kernel id>")).',
       inputSchema: {},
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     () =>
       guarded(async () => {
-        const [found, choice] = await Promise.all([listInterpreters({ env: sessions.env }), sessions.chosenInterpreter().catch((e: Error) => e)]);
+        const [found, choice, remotes] = await Promise.all([
+          listInterpreters({ env: sessions.env }),
+          sessions.chosenInterpreter().catch((e: Error) => e),
+          describeServers(sessions.servers).catch((e: Error) => e),
+        ]);
         const chosenPath = choice instanceof Error ? undefined : choice.interpreter.path;
         const rows = found.map((i) => ({
           path: i.path,
@@ -123,8 +174,14 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
           ...rows.map((r) => `${r.chosen ? '*' : ' '} ${r.kind.padEnd(11)} ${r.name.padEnd(18)} ${String(r.version ?? '?').padEnd(8)} ipykernel:${r.ipykernel.padEnd(8)} ${r.path}`),
           '',
           choice instanceof Error ? `No interpreter can be chosen: ${choice.message}` : `* used for new sessions: ${choice.interpreter.path} — ${choice.reason}`,
+          ...(remotes instanceof Error ? ['', `Remote Jupyter servers: ${remotes.message}`] : remotes.length ? ['', 'Remote Jupyter servers:', formatOffers(remotes)] : []),
         ].join('\n');
-        return textResult(text, { interpreters: rows, chosen: chosenPath ?? null, reason: choice instanceof Error ? choice.message : choice.reason });
+        return textResult(text, {
+          interpreters: rows,
+          chosen: chosenPath ?? null,
+          reason: choice instanceof Error ? choice.message : choice.reason,
+          remote_servers: remotes instanceof Error ? [] : remotes,
+        });
       }),
   );
 
@@ -149,7 +206,8 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
     {
       title: 'Start a kernel',
       description:
-        'Start a new session\'s kernel, optionally in a given interpreter (a path from list_interpreters), working folder, or installed Jupyter kernelspec (kernel_name). Not needed for the default session, which starts on first use. Returns the interpreter and why it was chosen.',
+        'Start a new session\'s kernel, optionally in a given interpreter (a path from list_interpreters), working folder, or installed Jupyter kernelspec (kernel_name). Not needed for the default session, which starts on first use. Returns the interpreter and why it was chosen. ' +
+        'With server (a remote Jupyter server the user added; list_interpreters shows them), the kernel runs on that server instead, for data and cores that are there: kernel_name is then one of the server\'s kernelspecs (default: the server\'s default) and cwd a folder relative to the server\'s root. Every tool works the same on it, with the server\'s packages; file paths (load_data, save_data, save_figure) are then paths on the server.',
       inputSchema: {
         interpreter: z.string().min(1).max(4096).optional().describe('Path of the Python to use (see list_interpreters).'),
         cwd: z.string().min(1).max(4096).optional().describe('Working folder for the kernel.'),
@@ -161,7 +219,11 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
     },
     (args) =>
       guarded(async () => {
-        if (args.server) return errorResult(`Remote servers are not supported by this version of Python Session; "${args.server}" cannot be used. Start a local kernel instead.`);
+        if (args.server) {
+          const session = await sessions.startRemote(args.session ?? DEFAULT_SESSION, { server: args.server, kernelName: args.kernel_name, cwd: args.cwd });
+          const facts = await kernelFacts(session);
+          return textResult(`Started on ${session.kernel.location}.\n${describeFacts(facts)}`, facts);
+        }
         const session = await sessions.start(args.session ?? DEFAULT_SESSION, { interpreter: args.interpreter, cwd: args.cwd, kernelName: args.kernel_name });
         const facts = await kernelFacts(session);
         return textResult(`Started.\n${describeFacts(facts)}`, facts);
@@ -173,8 +235,12 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
     {
       title: 'Attach to a running kernel',
       description:
-        'Attach a session to a kernel started elsewhere (Jupyter, JupyterLab, Spyder, `python -m ipykernel`) by its connection file, so you and the person share one namespace. Without connection_file, IPYTHON_MCP_CONNECTION is used. Disconnecting later leaves that kernel running.',
-      inputSchema: { connection_file: z.string().min(1).max(4096).optional().describe('Path to kernel-*.json (see `jupyter --runtime-dir`).'), session: sessionArg },
+        'Attach a session to a kernel started elsewhere (Jupyter, JupyterLab, Spyder, `python -m ipykernel`) by its connection file, so you and the person share one namespace. Without connection_file, IPYTHON_MCP_CONNECTION is used. Disconnecting later leaves that kernel running. ' +
+        'For a kernel running on a remote Jupyter server, pass "<server>:<kernel id>" instead of a path, e.g. "lab:6f1c…" (list_interpreters lists the kernels running on each server in that form).',
+      inputSchema: {
+        connection_file: z.string().min(1).max(4096).optional().describe('Path to kernel-*.json (see `jupyter --runtime-dir`), or "<server>:<kernel id>" for a kernel on a remote Jupyter server.'),
+        session: sessionArg,
+      },
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
     (args) =>
@@ -250,7 +316,8 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
       guarded(async () => {
         const session = sessions.get(args.session ?? DEFAULT_SESSION);
         const { lostNames } = await session.kernel.restart();
-        return textResult(`Restarted (pid ${session.kernel.pid}). Lost: ${lostNames.join(', ') || 'nothing'}.`, { pid: session.kernel.pid ?? null, lost_names: lostNames });
+        const where = session.kernel.location === 'local' ? `pid ${session.kernel.pid}` : `on ${session.kernel.location}`;
+        return textResult(`Restarted (${where}). Lost: ${lostNames.join(', ') || 'nothing'}.`, { pid: session.kernel.pid ?? null, location: session.kernel.location, lost_names: lostNames });
       }),
   );
 

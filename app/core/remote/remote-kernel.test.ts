@@ -1,0 +1,306 @@
+/**
+ * RemoteKernel against a real Jupyter Server on loopback (Debian's python3-jupyter-server),
+ * reached through a TCP relay the tests can cut: runs, figures, errors, interrupts, timeouts,
+ * restarts, the helpers sent as source, attaching and detaching, a refused token, a dropped
+ * connection, and the server restarted mid-session.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KernelDiedError } from '../kernel/kernel.js';
+import { outputText } from '../kernel/outputs.js';
+import { waitFor } from '../testing/test-python.js';
+import { callHelper } from '../tools/python-bridge.js';
+import { JupyterApi, RemoteServerError } from './jupyter-api.js';
+import { RemoteConnectionLostError, RemoteKernel, type RemoteKernelOptions } from './remote-kernel.js';
+import { RemoteServer } from './server-registry.js';
+import { jupyterServerAvailable, startJupyterServer, type TestJupyterServer } from './testing/jupyter-server.js';
+import { startTcpProxy, type TcpProxy } from './testing/tcp-proxy.js';
+
+// Skipped on a developer machine without the server; in CI (CI=true) a missing server fails the run instead.
+const skip = jupyterServerAvailable() || process.env.CI ? false : 'needs python3-jupyter-server (apt-get install python3-jupyter-server)';
+
+const FAST: RemoteKernelOptions = {
+  interruptGraceMs: 3000,
+  reconnectWaitMs: 3000,
+  backoff: { initialMs: 100, maxMs: 800 },
+  pingIntervalMs: 1000,
+  pingTimeoutMs: 2000,
+  startTimeoutMs: 60_000,
+};
+
+describe('a kernel on a Jupyter server', { skip }, () => {
+  let server: TestJupyterServer;
+  let proxy: TcpProxy;
+  let remote: RemoteServer;
+  let api: JupyterApi;
+  let kernel: RemoteKernel;
+  const codeSent: string[] = [];
+
+  before(async () => {
+    server = await startJupyterServer();
+    proxy = await startTcpProxy(server.port);
+    remote = new RemoteServer('lab', proxy.url, server.token);
+    api = new JupyterApi(new RemoteServer('direct', server.url, server.token));
+    kernel = await RemoteKernel.start(remote, {}, FAST);
+    const execute = kernel.execute.bind(kernel);
+    kernel.execute = (code, options) => (codeSent.push(code), execute(code, options));
+  });
+
+  after(async () => {
+    let left: unknown[] = [];
+    try {
+      await kernel?.shutdown();
+      left = await api.kernels().catch(() => []); // a test that failed midway may have left the server stopped
+    } finally {
+      await proxy?.close();
+      await server?.close();
+    }
+    assert.deepEqual(left, [], 'shutdown ends the kernel on the server');
+  });
+
+  test('says where it runs, and that it is ours', () => {
+    assert.equal(kernel.location, `lab (${proxy.url})`);
+    assert.equal(kernel.helperTransport, 'inline-source');
+    assert.equal(kernel.pid, undefined);
+    assert.equal(kernel.owned, true);
+    assert.equal(kernel.state, 'idle');
+    assert.equal(kernel.kernelName, 'python3');
+    assert.equal(kernel.connectionFile, `lab:${kernel.kernelId}`);
+    assert.match(String(kernel.kernelInfo?.language_info?.version), /^3\./);
+  });
+
+  test('REPL display, print order and state across calls', async () => {
+    await kernel.execute('x = 40');
+    const result = await kernel.execute("import sys\nprint('a')\nprint('b', file=sys.stderr)\nx + 2");
+    assert.equal(result.status, 'ok');
+    assert.equal(outputText(result.outputs), 'a\nb\n42\n');
+    assert.equal(result.outputs.at(-1)?.type, 'execute_result');
+    assert.ok(kernel.knownNames.includes('x'));
+  });
+
+  test('errors name the line, after what was printed', async () => {
+    const result = await kernel.execute("print('before')\nundefined_name");
+    assert.equal(result.error?.message, "Python error: NameError on line 2: name 'undefined_name' is not defined");
+    assert.equal(outputText(result.outputs), 'before\n');
+  });
+
+  test('figures come back as PNG display data', async () => {
+    const result = await kernel.execute('import matplotlib.pyplot as plt\nplt.plot([1, 4, 9])\nplt.show()');
+    const figure = result.outputs.find((o) => o.type === 'display_data');
+    assert.ok(figure && figure.type === 'display_data' && typeof figure.data['image/png'] === 'string');
+    assert.equal(Buffer.from(figure.data['image/png'] as string, 'base64').subarray(1, 4).toString(), 'PNG');
+  });
+
+  test('output is streamed to the caller while the run goes on', async () => {
+    const seen: string[] = [];
+    const started = Date.now();
+    let firstAt = 0;
+    await kernel.execute("import time\nprint('tick', flush=True)\ntime.sleep(1.5)\nprint('tock')", {
+      onOutput: (o) => o.type === 'stream' && (seen.push(o.text), (firstAt ||= Date.now())),
+    });
+    assert.equal(seen.join(''), 'tick\ntock\n');
+    assert.ok(firstAt - started < 1400, `first output arrived ${firstAt - started} ms in`);
+  });
+
+  test('interrupt stops a sleep and keeps the variables', async () => {
+    let sleeping!: () => void;
+    const asleep = new Promise<void>((resolve) => (sleeping = resolve));
+    const running = kernel.execute("import time\nprint('sleeping', flush=True)\ntime.sleep(60)", { onOutput: () => sleeping() });
+    await asleep; // interrupt the sleep itself, not a request still on its way
+    const { restarted } = await kernel.interrupt();
+    const result = await running;
+    assert.equal(restarted, false);
+    assert.equal(result.interrupted, true);
+    assert.equal(result.error?.ename, 'KeyboardInterrupt');
+    assert.equal(outputText((await kernel.execute('x')).outputs), '40\n');
+  });
+
+  test('a timeout interrupts the run', async () => {
+    const result = await kernel.execute('import time; time.sleep(60)', { timeoutMs: 800 });
+    assert.equal(result.timedOut, true);
+    assert.equal(result.error?.ename, 'KeyboardInterrupt');
+    assert.ok(result.durationMs < 5000);
+  });
+
+  test('the helpers arrive as source once per kernel process, and run with the remote packages', async () => {
+    codeSent.length = 0;
+    const first = await callHelper<{ value: unknown }>(kernel, 'value', { expression: 'x * 2' });
+    assert.equal(first.structured?.value, 80);
+    const names = await callHelper(kernel, 'list_names', {});
+    assert.match(names.text, /\bx\b/);
+    assert.equal(codeSent.filter((c) => c.includes('PythonSessionImporter')).length, 1, 'sources sent once');
+    assert.ok(codeSent[1].length < 2000, 'later calls are short');
+    const leaked = await kernel.execute("sorted(n for n in ('z', 't', 'a', 'm', 'PythonSessionImporter', 'modules') if n in globals())");
+    assert.equal(outputText(leaked.outputs), '[]\n', 'nothing bound in the user namespace');
+  });
+
+  test('a restart by someone else is noticed by the helpers, which resend their source', async () => {
+    await api.restart(kernel.kernelId); // behind the session's back: startedAt does not change
+    await new Promise((r) => setTimeout(r, 1500));
+    codeSent.length = 0;
+    const again = await callHelper<{ value: unknown }>(kernel, 'value', { expression: '1 + 1' });
+    assert.equal(again.structured?.value, 2);
+    assert.equal(codeSent.length, 2, 'a short call answered "missing", then one with the sources');
+    assert.ok(codeSent[1].includes('PythonSessionImporter'));
+  });
+
+  test('restart loses the variables, says which, and the kernel goes on', async () => {
+    await kernel.execute('keep_me = 1');
+    const before = kernel.startedAt;
+    const restarts = kernel.restartCount;
+    const { lostNames } = await kernel.restart();
+    assert.ok(lostNames.includes('keep_me'));
+    assert.equal(kernel.restartCount, restarts + 1);
+    assert.notEqual(kernel.startedAt, before);
+    assert.equal((await kernel.execute('keep_me')).error?.ename, 'NameError');
+    codeSent.length = 0;
+    await callHelper(kernel, 'list_names', {});
+    assert.ok(codeSent[0].includes('PythonSessionImporter'), 'a new process gets the sources again');
+  });
+
+  test('code that ignores the interrupt is stopped by a restart', async () => {
+    const result = await kernel.execute('import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(60)', { timeoutMs: 500 });
+    assert.equal(result.timedOut, true);
+    assert.equal(result.restarted, true);
+    assert.equal(outputText((await kernel.execute('1 + 1')).outputs), '2\n');
+  });
+
+  test('a kernel process that dies on the server is reported like a local crash', async () => {
+    await kernel.execute('doomed = 1');
+    const died = new Promise<KernelDiedError>((resolve) => kernel.once('died', resolve));
+    const restartedEvent = new Promise<{ lostNames: string[] }>((resolve) => kernel.once('restarted', resolve));
+    await assert.rejects(kernel.execute('import os; os._exit(1)'), (error: Error) => {
+      assert.ok(error instanceof KernelDiedError);
+      assert.match(error.message, /died \(its process exited\) and the server restarted it/);
+      assert.match(error.message, /Lost with it: .*doomed/);
+      return true;
+    });
+    assert.ok((await died).restarted);
+    assert.ok((await restartedEvent).lostNames.includes('doomed'));
+    assert.equal(outputText((await kernel.execute('2 + 2')).outputs), '4\n');
+  });
+
+  test('a dropped connection fails the run in flight at once, then comes back with the variables', async () => {
+    await kernel.execute('survivor = 7');
+    const running = kernel.execute('import time; time.sleep(3)');
+    await waitFor(() => kernel.state === 'busy');
+    await new Promise((r) => setTimeout(r, 300));
+    const cutAt = Date.now();
+    assert.ok(proxy.cutAll() > 0);
+    await assert.rejects(running, (error: Error) => {
+      assert.ok(error instanceof RemoteConnectionLostError);
+      assert.match(error.message, /The connection to the Jupyter server lab .* dropped while this ran .*The code may still be running there, and the kernel keeps its variables/s);
+      return true;
+    });
+    assert.ok(Date.now() - cutAt < 2000, 'no hang');
+    assert.ok(await waitFor(() => kernel.connection.state === 'connected', 10_000), 'reconnected');
+    assert.equal(outputText((await kernel.execute('survivor')).outputs), '7\n');
+  });
+
+  test('while the network is down, a call waits a little, then says why nothing ran', async () => {
+    proxy.pause(true);
+    proxy.cutAll();
+    await waitFor(() => kernel.connection.state === 'reconnecting');
+    await assert.rejects(kernel.execute('1'), /Nothing was run: the connection to the Jupyter server lab .* has been down since .* Python Session keeps reconnecting/);
+    proxy.pause(false);
+    assert.ok(await waitFor(() => kernel.connection.state === 'connected', 10_000));
+    assert.equal(outputText((await kernel.execute('survivor')).outputs), '7\n');
+  });
+
+  test('the server restarted mid-session: the run fails clearly, and a fresh kernel replaces the lost one', async () => {
+    await kernel.execute('lost_in_restart = 1');
+    const oldId = kernel.kernelId;
+    const died = new Promise<KernelDiedError>((resolve) => kernel.once('died', resolve));
+    const replaced = new Promise<{ lostNames: string[] }>((resolve) => kernel.once('restarted', resolve));
+    const running = kernel.execute('import time; time.sleep(30)');
+    await waitFor(() => kernel.state === 'busy');
+    await server.stop();
+    // Jupyter Server shuts its kernels down as it stops (interrupting them first): that is what the run hears.
+    await assert.rejects(running, /was shut down from the server's side while this ran \(the server is stopping.*\nLost with it: .*lost_in_restart/);
+    await server.start();
+    const death = await died;
+    assert.match(death.message, /is gone: the server no longer has kernel/);
+    assert.ok(death.lostNames.includes('lost_in_restart'));
+    assert.ok((await replaced).lostNames.includes('lost_in_restart'));
+    assert.notEqual(kernel.kernelId, oldId);
+    assert.equal(kernel.state, 'idle');
+    assert.equal(outputText((await kernel.execute('3 * 3')).outputs), '9\n');
+    assert.equal((await kernel.execute('lost_in_restart')).error?.ename, 'NameError');
+  });
+});
+
+describe('attaching to a kernel already on the server', { skip }, () => {
+  let server: TestJupyterServer;
+  let remote: RemoteServer;
+  let api: JupyterApi;
+  before(async () => {
+    server = await startJupyterServer();
+    remote = new RemoteServer('lab', server.url, server.token);
+    api = new JupyterApi(remote);
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  test('attach by id, share its namespace, detach without killing it', async () => {
+    const model = await api.startKernel();
+    const first = await RemoteKernel.attach(remote, model.id, FAST);
+    assert.equal(first.owned, false);
+    await first.execute('shared = 5');
+    await assert.rejects(first.restart(), /started elsewhere .*restart it there/);
+    await first.shutdown();
+    assert.ok((await api.kernels()).some((k) => k.id === model.id), 'still running after detaching');
+    const second = await RemoteKernel.attach(remote, model.id, FAST);
+    assert.equal(outputText((await second.execute('shared')).outputs), '5\n');
+    await second.shutdown();
+    await api.shutdown(model.id);
+  });
+
+  test('an unknown id lists the kernels that are there', async () => {
+    const model = await api.startKernel();
+    await assert.rejects(RemoteKernel.attach(remote, 'no-such-kernel', FAST), (error: Error) => {
+      assert.ok(error instanceof RemoteServerError && error.kind === 'not-found');
+      assert.match(error.message, new RegExp(`No kernel with id "no-such-kernel" on lab .*Running there: ${model.id} \\(python3`));
+      return true;
+    });
+    await api.shutdown(model.id);
+  });
+
+  test('a wrong or missing token is refused with a message that says so, and never shows the token', async () => {
+    const wrong = 'wrong-token-1234567890';
+    for (const bad of [new RemoteServer('lab', server.url, wrong), new RemoteServer('lab', server.url, undefined)]) {
+      await assert.rejects(RemoteKernel.start(bad, {}, FAST), (error: Error) => {
+        assert.ok(error instanceof RemoteServerError && error.kind === 'auth', error.message);
+        assert.match(error.message, bad.hasToken ? /refused the token \(HTTP 403\)/ : /it needs a token/);
+        assert.match(error.message, /python-session-mcp servers add lab/);
+        assert.ok(!error.message.includes(wrong) && !error.message.includes(server.token));
+        return true;
+      });
+    }
+    assert.deepEqual(await api.kernels(), [], 'nothing was started');
+  });
+
+  test('an unknown kernelspec lists the ones the server has', async () => {
+    await assert.rejects(RemoteKernel.start(remote, { kernelName: 'julia-1.9' }, FAST), /has no kernelspec "julia-1.9"\. It has: python3 \(Python 3/);
+  });
+
+  test('a kernelspec for another language is refused before anything starts', async () => {
+    const dir = join(server.dir, 'data', 'kernels', 'fake-r');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'kernel.json'), JSON.stringify({ argv: ['R', '--slave', '-f', '{connection_file}'], display_name: 'R', language: 'R' }));
+    await assert.rejects(RemoteKernel.start(remote, { kernelName: 'fake-r' }, FAST), (error: Error) => {
+      assert.ok(error instanceof RemoteServerError && error.kind === 'unsupported');
+      assert.match(error.message, /Kernelspec "fake-r" on lab .* runs R, not Python; .*It has: fake-r \(R, R\), python3 \(Python 3/);
+      return true;
+    });
+    assert.deepEqual(await api.kernels(), []);
+  });
+
+  test('a server that is down is named as such', async () => {
+    const { freePort } = await import('./testing/jupyter-server.js');
+    const nowhere = new RemoteServer('gone', `http://127.0.0.1:${await freePort()}/`, 'x');
+    await assert.rejects(RemoteKernel.start(nowhere, {}, FAST), /Cannot reach the Jupyter server gone .*connection refused/);
+  });
+});
