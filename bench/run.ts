@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { runEngineBench } from './kernel-engine.js';
 import { runInterpreterBench } from './interpreters.js';
 import { runMcpBench } from './mcp-path.js';
+import { remoteTable, runRemoteBench } from './remote-roundtrip.js';
 import { median, quantile } from './stats.js';
 
 const python = process.env.PYTHON_SESSION_TEST_PYTHON || '/usr/bin/python3';
@@ -23,6 +24,11 @@ process.stderr.write('full MCP path…\n');
 const mcp = await runMcpBench(python, runs);
 process.stderr.write('interpreter listing…\n');
 const listing = await runInterpreterBench({ outFile: null, log: () => undefined });
+process.stderr.write('remote kernel over loopback…\n');
+const remote = await runRemoteBench(python, runs).catch((error: Error) => {
+  process.stderr.write(`remote benchmark skipped: ${error.message}\n`);
+  return null;
+});
 
 const jc = engine.jupyter_client;
 const rows: [string, string, string, string][] = [
@@ -48,6 +54,7 @@ const table = [
   ...rows.map((r) => `| ${r.join(' | ')} |`),
 ].join('\n');
 console.log(table);
+if (remote) console.log(`\nRemote kernel (Jupyter Server on loopback) against a local kernel:\n\n${remoteTable(remote)}`);
 const out = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'bench', 'results');
 mkdirSync(out, { recursive: true });
-writeFileSync(join(out, 'bench.json'), JSON.stringify({ date: new Date().toISOString(), python, engine, mcp, listing, table }, null, 1));
+writeFileSync(join(out, 'bench.json'), JSON.stringify({ date: new Date().toISOString(), python, engine, mcp, listing, remote, table }, null, 1));
