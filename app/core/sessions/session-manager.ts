@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { homedir } from 'node:os';
+import { expandHome } from '../home-path.js';
 import { Kernel, type KernelOptions } from '../kernel/kernel.js';
 import { KernelStartError } from '../kernel/launch.js';
 import { findKernelSpec } from '../kernel/kernelspec.js';
@@ -184,7 +184,7 @@ export class SessionManager extends EventEmitter {
 
   private async launch(name: string, request: StartRequest): Promise<Session> {
     if (request.server) return this.launchRemote(name, { ...request, server: request.server });
-    const cwd = request.cwd ? resolve(request.cwd.replace(/^~(?=$|[\\/])/, homedir())) : undefined;
+    const cwd = request.cwd ? resolve(expandHome(request.cwd)) : undefined;
     if (cwd) {
       let isDir = false;
       try {
@@ -204,7 +204,7 @@ export class SessionManager extends EventEmitter {
       extra.interruptMode = spec.interruptMode;
       extra.env = spec.env;
     } else if (request.interpreter) {
-      interpreter = request.interpreter.replace(/^~(?=$|[\\/])/, homedir());
+      interpreter = expandHome(request.interpreter);
       reason = 'requested when the session was started';
     } else {
       const choice = await this.chosenInterpreter();
@@ -248,7 +248,7 @@ export class SessionManager extends EventEmitter {
     }
     const remote = parseRemoteKernelRef(file, (server) => this.servers.find(server) !== undefined);
     if (remote) return this.attachRemote(name, remote);
-    const path = resolve(file.replace(/^~(?=$|[\\/])/, homedir()));
+    const path = resolve(expandHome(file));
     const kernel = await Kernel.connect(path, this.options.kernelOptions);
     const dir = join(this.options.stateDir, 'sessions', name);
     const session = new Session(name, dir, kernel, { path: String(kernel.kernelInfo?.language_info?.version ? `python ${kernel.kernelInfo.language_info.version} (attached)` : 'attached kernel'), reason: `attached by connection file ${path}` }, undefined);

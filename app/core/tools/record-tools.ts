@@ -1,7 +1,7 @@
 /** last_error and export_notebook: what went wrong, and the session as a notebook. */
 import { z } from 'zod';
 import { resolve } from 'node:path';
-import { homedir } from 'node:os';
+import { expandHome } from '../home-path.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
 import { writeNotebook } from '../sessions/notebook-export.js';
 import { guarded, sessionArg, textResult, type ToolRegistrar } from './tool-context.js';
@@ -36,7 +36,7 @@ export const registerRecordTools: ToolRegistrar = (server, context) => {
     (args) =>
       guarded(async () => {
         const session = context.sessions.get(args.session ?? DEFAULT_SESSION);
-        const path = resolve(args.path.replace(/^~(?=$|[\\/])/, homedir()));
+        const path = resolve(expandHome(args.path));
         const { cells } = await writeNotebook(session.log.read(), path, { language_version: session.kernel.kernelInfo?.language_info?.version });
         return textResult(`Wrote ${cells} cells to ${path}.`, { path, cells });
       }),
