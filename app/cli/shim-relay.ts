@@ -14,9 +14,26 @@
  * answer is swallowed: the client already has one), and the next `tools/call` result starts
  * with a note that sessions were lost, so the model knows its variables are gone.
  *
+ * It also keeps both ends of the connection alive against what would end them: a line that is
+ * not JSON-RPC is answered with a JSON-RPC error instead of being passed on (the daemon would
+ * drop it silently, and a request would never be answered), a message past MESSAGE_LIMIT_BYTES
+ * is answered with an error instead of reaching the daemon's transport (which hangs up past its
+ * limit), and a reply past it is replaced by an error (the client's transport would hang up).
+ *
  * Node built-ins only: the shim starts with every client.
  */
+import type { OversizedLine } from '../core/daemon/json-lines.js';
 import type { DaemonConnector, DaemonLink } from './daemon-link.js';
+
+/**
+ * Bytes one JSON-RPC message may take, either way. MCP's stdio transports (the SDK's, which the
+ * daemon uses on its socket and most clients use on theirs) give up on the whole connection once
+ * more than 10 MiB of input is unread; this leaves room for what follows in the same read.
+ */
+export const MESSAGE_LIMIT_BYTES = 8 * 1024 * 1024;
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
 
 export const DAEMON_STOPPED_MESSAGE =
   'The Python Session daemon stopped while this call ran; its sessions and variables were lost. Run the call again.';
@@ -58,6 +75,78 @@ const isResponse = (m: Message) => m.method === undefined && (m.result !== undef
 /** JSON keeps 1 and "1" apart; so must we. */
 const key = (id: unknown) => JSON.stringify(id);
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> => isObject(value);
+const isRequestId = (value: unknown) => typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+const KEYS = {
+  request: new Set(['jsonrpc', 'id', 'method', 'params']),
+  notification: new Set(['jsonrpc', 'method', 'params']),
+  result: new Set(['jsonrpc', 'id', 'result']),
+  error: new Set(['jsonrpc', 'id', 'error']),
+};
+
+/** Why `value` is not one JSON-RPC 2.0 message as MCP's SDK accepts it (null when it is). */
+function invalidMessage(value: Record<string, unknown>): string | null {
+  if (value.jsonrpc !== '2.0') return 'not JSON-RPC 2.0 ("jsonrpc": "2.0" is missing)';
+  const only = (keys: Set<string>) => Object.keys(value).every((k) => keys.has(k));
+  if (typeof value.method === 'string') {
+    if (value.params !== undefined && !isPlainObject(value.params)) return '"params" must be an object';
+    if (value.id === undefined) return only(KEYS.notification) ? null : 'unexpected members in a notification';
+    if (!isRequestId(value.id)) return '"id" must be a string or an integer';
+    return only(KEYS.request) ? null : 'unexpected members in a request';
+  }
+  if (value.method !== undefined) return '"method" must be a string';
+  if (value.result !== undefined) return isRequestId(value.id) && isPlainObject(value.result) && only(KEYS.result) ? null : 'a malformed result';
+  if (value.error !== undefined) {
+    const error = value.error as Record<string, unknown>;
+    const ok = isPlainObject(error) && Number.isInteger(error.code) && typeof error.message === 'string' && (value.id === undefined || isRequestId(value.id));
+    return ok && only(KEYS.error) ? null : 'a malformed error';
+  }
+  return 'neither a request, a notification nor a response';
+}
+
+type ClientLine =
+  | { ok: true; message: Message }
+  /** Each error to answer: JSON-RPC says an id that cannot be read is answered as null. */
+  | { ok: false; errors: { id: Id | null; code: number; message: string }[] };
+
+/** One line from the client, checked as the daemon's transport would check it. */
+function checkClientLine(line: string): ClientLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { ok: false, errors: [{ id: null, code: PARSE_ERROR, message: 'Parse error: the message is not valid JSON.' }] };
+  }
+  if (Array.isArray(value)) {
+    // The daemon's transport takes one message per line; a batch would be dropped whole and its requests never answered.
+    const ids = value.filter((m) => isObject(m) && typeof m.method === 'string' && isRequestId(m.id)).map((m) => (m as Message).id as Id);
+    const message = 'Invalid Request: JSON-RPC batches are not supported; send one message per line.';
+    return { ok: false, errors: ids.length ? ids.map((id) => ({ id, code: INVALID_REQUEST, message })) : [{ id: null, code: INVALID_REQUEST, message }] };
+  }
+  if (!isObject(value)) return { ok: false, errors: [{ id: null, code: INVALID_REQUEST, message: 'Invalid Request: a JSON-RPC message is an object.' }] };
+  const why = invalidMessage(value as Record<string, unknown>);
+  if (why === null) return { ok: true, message: value };
+  const id = isRequestId(value.id) ? (value.id as Id) : null;
+  return { ok: false, errors: [{ id, code: INVALID_REQUEST, message: `Invalid Request: ${why}.` }] };
+}
+
+/** The id of an oversized message, from its start (`{"jsonrpc":"2.0","id":…`) or its end (`…,"id":7}`). */
+function oversizedId(line: OversizedLine): Id | undefined {
+  const literal = '(-?\\d+|"(?:[^"\\\\]|\\\\.)*")';
+  const match =
+    new RegExp(`"id"\\s*:\\s*${literal}\\s*\\}\\s*$`).exec(line.tail) ??
+    new RegExp(`^\\s*\\{\\s*(?:"jsonrpc"\\s*:\\s*"2\\.0"\\s*,\\s*)?"id"\\s*:\\s*${literal}`).exec(line.head);
+  if (!match) return undefined;
+  try {
+    const id: unknown = JSON.parse(match[1]);
+    return isRequestId(id) ? (id as Id) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+
 function parse(line: string): Message[] | null {
   try {
     const value: unknown = JSON.parse(line);
@@ -96,20 +185,41 @@ export class ShimRelay {
   /** A line from the client. */
   fromClient(line: string): void {
     if (this.closed || !line.trim()) return;
-    const messages = parse(line);
-    if (messages) {
-      for (const message of messages) this.trackFromClient(message);
-      const [only] = messages.length === 1 ? messages : [];
-      // A reply to a request from a daemon that is gone means nothing to its successor.
-      if (only && isResponse(only) && hasId(only) && !this.daemonRequests.delete(key(only.id))) return;
-      // Cancelling a call that died with the daemon (and was answered with an error) is no reason to start one.
-      if (only?.method === 'notifications/cancelled' && !this.link && !this.connectingNow) return;
+    const checked = checkClientLine(line);
+    if (!checked.ok) {
+      this.diagnostics(`answered a message that is not JSON-RPC with an error: ${line.slice(0, 200)}`);
+      for (const error of checked.errors) this.answer(error.id, error.code, error.message);
+      return;
     }
+    const only = checked.message;
+    this.trackFromClient(only);
+    // A reply to a request from a daemon that is gone means nothing to its successor.
+    if (isResponse(only) && hasId(only) && !this.daemonRequests.delete(key(only.id))) return;
+    // Cancelling a call that died with the daemon (and was answered with an error) is no reason to start one.
+    if (only.method === 'notifications/cancelled' && !this.link && !this.connectingNow) return;
     if (this.link) this.link.send(line);
     else {
       this.queue.push(line);
       void this.ensureLink();
     }
+  }
+
+  /** A message from the client too long to pass on (see MESSAGE_LIMIT_BYTES): answered here. */
+  fromClientOversized(line: OversizedLine): void {
+    if (this.closed) return;
+    const id = oversizedId(line);
+    const method = /"method"\s*:\s*"([^"\\]{1,100})"/.exec(line.head)?.[1] ?? /"method"\s*:\s*"([^"\\]{1,100})"/.exec(line.tail)?.[1];
+    this.diagnostics(`refused a ${megabytes(line.bytes)} message from the client (${method ?? 'method unknown'}, id ${id ?? 'unknown'}); the limit is ${megabytes(MESSAGE_LIMIT_BYTES)}`);
+    if (id === undefined) return; // a notification (or an id we cannot read): nothing to answer
+    const text =
+      `This request is ${megabytes(line.bytes)}, more than the ${megabytes(MESSAGE_LIMIT_BYTES)} Python Session accepts in one message, so it was not run. ` +
+      'Write large code or data to a file and load it from there (exec(open(path).read()), or load_data); the session is unchanged.';
+    if (method === 'tools/call') this.options.writeToClient(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }));
+    else this.answer(id, INVALID_REQUEST, text);
+  }
+
+  private answer(id: Id | null, code: number, message: string): void {
+    this.options.writeToClient(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
   }
 
   /** The client went away (stdin ended). */
@@ -137,6 +247,10 @@ export class ShimRelay {
   }
 
   private fromDaemon(link: DaemonLink, line: string): void {
+    if (line.length > MESSAGE_LIMIT_BYTES / 4 && Buffer.byteLength(line) > MESSAGE_LIMIT_BYTES) {
+      line = this.replaceOversizedReply(line);
+      if (!line) return;
+    }
     const messages = parse(line);
     if (!messages) {
       this.diagnostics(`dropped a line from the daemon that is not JSON-RPC: ${line.slice(0, 200)}`);
@@ -162,6 +276,22 @@ export class ShimRelay {
       else if (message.method === 'notifications/cancelled') this.daemonRequests.delete(key(message.params?.requestId));
     }
     if (link === this.link || link === this.connecting) this.options.writeToClient(line);
+  }
+
+  /**
+   * A reply too long for the client's transport, which would hang up on it (and with it every
+   * later call): the client gets an error for that one call instead.
+   */
+  private replaceOversizedReply(line: string): string {
+    const bytes = Buffer.byteLength(line);
+    const [message] = parse(line) ?? [];
+    const id = message && hasId(message) ? message.id : undefined;
+    this.diagnostics(`the daemon's reply ${id === undefined ? '' : `to ${JSON.stringify(id)} `}was ${megabytes(bytes)}, past the ${megabytes(MESSAGE_LIMIT_BYTES)} limit; the client gets an error instead`);
+    if (!message || !isResponse(message) || id === undefined) return ''; // not a reply: dropped
+    const text = `The reply was ${megabytes(bytes)}, more than an MCP client accepts in one message (${megabytes(MESSAGE_LIMIT_BYTES)}), so it was not sent. Ask for less at a time (a slice, a summary, or write it to a file).`;
+    const method = this.inflight.get(key(id));
+    if (method === 'tools/call') return JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } });
+    return JSON.stringify({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message: text } });
   }
 
   private onLinkClosed(link: DaemonLink): void {

@@ -12,10 +12,10 @@
  * `<node> <script> serve --background` to start one (default: main.js beside this file).
  */
 import { fileURLToPath } from 'node:url';
-import { LineSplitter } from '../core/daemon/json-lines.js';
+import { BoundedLineSplitter } from '../core/daemon/json-lines.js';
 import { currentDaemonFiles } from '../core/daemon/state-paths.js';
 import { SpawningConnector, spawnBackgroundDaemon } from './daemon-link.js';
-import { ShimRelay } from './shim-relay.js';
+import { MESSAGE_LIMIT_BYTES, ShimRelay } from './shim-relay.js';
 
 export const DAEMON_ENTRY_ENV = 'PYTHON_SESSION_DAEMON_ENTRY';
 
@@ -50,9 +50,14 @@ export function runShim(): Promise<number> {
       // Let what is already written reach the client before the caller exits.
       process.stdout.write('', () => resolve(0));
     };
-    const lines = new LineSplitter();
+    // A message past the limit is answered with an error here: passed on, it would make the
+    // daemon's transport hang up, and memory would grow with whatever the client sends.
+    const lines = new BoundedLineSplitter(MESSAGE_LIMIT_BYTES);
     process.stdin.on('data', (chunk: Buffer) => {
-      for (const line of lines.push(chunk)) relay.fromClient(line);
+      for (const line of lines.push(chunk)) {
+        if (typeof line === 'string') relay.fromClient(line);
+        else relay.fromClientOversized(line);
+      }
     });
     process.stdin.on('end', finish);
     process.stdin.on('error', finish);

@@ -36,8 +36,8 @@ export async function call(client: Client, name: string, args: Record<string, un
   return (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000, ...options })) as CallResult;
 }
 
-export async function createHarness(extraEnv: Record<string, string> = {}): Promise<Harness> {
-  const home = await mkdtemp(join(tmpdir(), 'ps-e2e-'));
+export async function createHarness(extraEnv: Record<string, string> = {}, options: { home?: string } = {}): Promise<Harness> {
+  const home = options.home ?? (await mkdtemp(join(tmpdir(), 'ps-e2e-')));
   const env: Record<string, string> = {
     ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<string, string>),
     PYTHON_MCP_HOME: home,

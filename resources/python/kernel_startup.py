@@ -23,7 +23,30 @@ so nothing here appears among the user's variables.
 4. Print order. ipykernel buffers stdout and stderr separately and flushes
    them on a timer, so a warning written after a print can arrive first.
    Before writing to one stream we flush the other if it holds text.
+
+5. Output belongs to the cell that made it. ipykernel 6 sends all stream text
+   under the parent of the latest request (ipykernel 7 keeps a parent per
+   thread, but a thread user code starts has none), so a thread, or a child
+   process, that prints after its cell ended would have its text shown as the
+   next cell's. Threads remember the cell that started them, and each cell's
+   child processes write into a pipe of that cell's own (fd 1 and 2 get a fresh
+   pipe at every execute_request); text whose cell is over is sent under that
+   cell, which the daemon, routing by parent, drops. The pipes are read with an
+   incremental, replacing UTF-8 decoder: ipykernel's own reader decodes every
+   1000 bytes strictly, and one invalid or split character ends it for good,
+   after which a child that fills the pipe blocks forever.
+
+6. Bounded messages. ipykernel sends whatever accumulated in 0.2 s as one
+   message, so one print of 50 MB, or a fast loop, makes a message of that
+   size. Text is passed on in pieces of at most a megabyte, flushing between
+   them, which also makes a runaway printer wait for the I/O thread.
+
+7. Text that cannot be encoded. A lone surrogate ('\\ud800') in printed
+   text or in an error message makes ipykernel fail to pack the message: the
+   output, or the whole execute_reply, is lost and the caller waits until its
+   timeout. Such characters are sent as backslash escapes instead.
 """
+import codecs
 import importlib.abc
 import importlib.util
 import os
@@ -129,31 +152,218 @@ def _remember_closed_figures():
     sys.meta_path.insert(0, WatchFigureRegistry())
 
 
-def _has_pending_text(stream):
-    buffer = getattr(stream, "_buffer", None)
+def _pending_chars(stream):
+    """Characters an OutStream holds unsent (0 when it is not one we can see into)."""
     try:
-        return buffer is not None and buffer.tell() > 0
+        buffers = getattr(stream, "_buffers", None)  # ipykernel 7: one buffer per parent
+        if buffers is not None:
+            return sum(buffer.tell() for buffer in list(buffers.values()))
+        return stream._buffer.tell()  # ipykernel 6: one buffer
     except Exception:
-        return True
+        return 0
 
 
-def _keep_print_order():
-    for name, other_name in (("stdout", "stderr"), ("stderr", "stdout")):
+_PIECE = 1 << 20  # characters per stream message, at most (plus one write's worth)
+_ORIGIN = "_python_session_parent"  # on a Thread: the header of the request (cell) that started it
+_FDS = {"stdout": 1, "stderr": 2}
+
+
+def _kernel():
+    try:
+        from IPython import get_ipython
+
+        return getattr(get_ipython(), "kernel", None)
+    except Exception:
+        return None
+
+
+def _scrub(value):
+    """Replaces characters UTF-8 cannot encode (lone surrogates) by backslash escapes."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_scrub(v) for v in value]
+    return value
+
+
+def _tolerate_unencodable_text(kernel):
+    session = getattr(kernel, "session", None)
+    pack = getattr(session, "pack", None)
+    if pack is None or getattr(pack, "_python_session", False):
+        return
+
+    def safe_pack(obj, _pack=pack):
+        try:
+            return _pack(obj)
+        except ValueError:  # UnicodeEncodeError, and the packer's own retry of it
+            return _pack(_scrub(obj))
+
+    safe_pack._python_session = True
+    session.pack = safe_pack
+
+
+def _routing_mode(kernel, streams):
+    """How stream text can be tied to the cell it belongs to, in this ipykernel."""
+    if kernel is None:
+        return None
+    values = list(streams.values())
+    # ipykernel 7: a parent per thread (a context variable) and a buffer per parent.
+    if all(hasattr(s, "set_thread_parent") and hasattr(s, "_buffers") for s in values):
+        return "per-thread"
+    # ipykernel 6: one parent for everyone, one buffer under a lock.
+    if all("parent_header" in vars(s) and hasattr(s, "_buffer_lock") and hasattr(s, "_flush_buffer") for s in values):
+        return "single"
+    return None
+
+
+def _route_output():
+    streams = {}
+    for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
-        if type(stream).__name__ != "OutStream":
-            continue
+        if type(stream).__name__ == "OutStream" and not getattr(stream, "_python_session_routed", False):
+            streams[name] = stream
+    if not streams:
+        return
+    kernel = _kernel()
+    if kernel is not None:
+        _tolerate_unencodable_text(kernel)
+    mode = _routing_mode(kernel, streams)
+    single = mode == "single"
+    start_thread = threading.Thread.start
+
+    def current_id(stream):
+        return (stream.parent_header or {}).get("msg_id")
+
+    def send_under(stream, text, header):
+        # Straight to the I/O thread (thread-safe), under the given cell's header.
+        stream.session.send(stream.pub_thread, "stream", content={"name": stream.name, "text": text}, parent=header, ident=stream.topic)
+
+    def adopt(header):
+        # ipykernel 7: this thread's text is buffered and sent under its own cell.
+        if mode == "per-thread":
+            for stream in streams.values():
+                try:
+                    stream.set_thread_parent(header)
+                except Exception:
+                    pass
+
+    def pump(fd, stream, header):
+        adopt(header)
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        try:
+            while True:
+                data = os.read(fd, 65536)
+                text = decoder.decode(data, final=not data)
+                if text:
+                    stream.write(text)
+                if not data:
+                    break
+        except Exception:
+            pass
+        finally:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def new_pipe(stream, header):
+        # fd 1/2 now lead to a pipe of this cell's: children started from now on write there.
+        read_end, write_end = os.pipe()
+        try:
+            os.dup2(write_end, _FDS[stream.name])
+        finally:
+            os.close(write_end)
+        reader = threading.Thread(target=pump, args=(read_end, stream, header), name="python-session-" + stream.name, daemon=True)
+        setattr(reader, _ORIGIN, header)
+        start_thread(reader)
+
+    for name, stream in streams.items():
+        other = streams.get("stderr" if name == "stdout" else "stdout")
         write = stream.write
+        captures_fds = mode is not None and getattr(stream, "_fid", None) is not None
 
-        def ordered_write(text, _write=write, _other=other_name, _self=stream):
-            other = getattr(sys, _other)
-            if other is not _self and _has_pending_text(other):
-                other.flush()
-            return _write(text)
+        def flush_other(_other=other):
+            # Print order: what the other stream holds goes first (never while holding a lock).
+            if _other is not None and _pending_chars(_other):
+                _other.flush()
 
-        stream.write = ordered_write
+        def routed_write(text, _write=write, _self=stream, _flush_other=flush_other):
+            if not isinstance(text, str) or len(text) <= _PIECE:
+                pieces = (text,)
+            else:
+                pieces = [text[i : i + _PIECE] for i in range(0, len(text), _PIECE)]
+            origin = getattr(threading.current_thread(), _ORIGIN, None) if single else None
+            for piece in pieces:
+                _flush_other()
+                if origin is None:
+                    _write(piece)
+                else:
+                    with _self._buffer_lock:  # no set_parent between the check and the append
+                        mine = origin.get("msg_id") == current_id(_self)
+                        if mine:
+                            _write(piece)
+                    if not mine:
+                        send_under(_self, piece, origin)
+                        continue
+                if _pending_chars(_self) >= _PIECE:
+                    _self.flush()
+            return len(text) if isinstance(text, str) else None
+
+        stream.write = routed_write
+
+        if mode is not None:
+            set_parent = stream.set_parent
+
+            def routed_set_parent(parent, _set=set_parent, _self=stream, _captures=captures_fds):
+                if single:
+                    with _self._buffer_lock:
+                        previous = _self.parent_header
+                        pending = _self._flush_buffer()  # written under the request before: send it under that one
+                        _set(parent)
+                    if pending:
+                        send_under(_self, pending, previous)
+                else:
+                    _set(parent)
+                header = _self.parent_header
+                if _captures and header.get("msg_type") == "execute_request":
+                    try:
+                        new_pipe(_self, header)
+                    except Exception:
+                        pass
+
+            stream.set_parent = routed_set_parent
+        stream._python_session_routed = True
+
+    if mode is not None:
+
+        def start(self, *args, **kwargs):
+            if getattr(self, _ORIGIN, None) is None:
+                here = getattr(threading.current_thread(), _ORIGIN, None)
+                if here is None:
+                    header = streams.get("stdout", next(iter(streams.values()))).parent_header
+                    here = dict(header) if header and header.get("msg_id") else None
+                if here is not None:
+                    setattr(self, _ORIGIN, here)
+                    if mode == "per-thread":
+                        run = self.run
+
+                        def run_in_its_cell(_run=run, _here=here):
+                            adopt(_here)
+                            return _run()
+
+                        self.run = run_in_its_cell
+            return start_thread(self, *args, **kwargs)
+
+        threading.Thread.start = start
 
 
 _start_lifeline()
 _cap_memory()
 _remember_closed_figures()
-_keep_print_order()
+_route_output()

@@ -48,6 +48,69 @@ export class LineSplitter {
   }
 }
 
+/** A line past the limit: not kept, only its size and its first and last bytes. */
+export interface OversizedLine {
+  oversized: true;
+  bytes: number;
+  head: string;
+  tail: string;
+}
+
+/**
+ * Like LineSplitter, but a line longer than `maxLineBytes` is not buffered: only its length and
+ * its first and last `keepBytes` are kept (enough to find a JSON-RPC id and method), and it is
+ * reported when its newline arrives. Memory stays bounded whatever the peer sends.
+ */
+export class BoundedLineSplitter {
+  private pending: Buffer[] = [];
+  private bytes = 0;
+  private head: Buffer | null = null;
+  private tail: Buffer = Buffer.alloc(0);
+
+  constructor(
+    private readonly maxLineBytes: number,
+    private readonly keepBytes = 4096,
+  ) {}
+
+  push(chunk: Buffer): (string | OversizedLine)[] {
+    const lines: (string | OversizedLine)[] = [];
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(0x0a, start);
+      this.add(chunk.subarray(start, newline === -1 ? chunk.length : newline));
+      if (newline === -1) return lines;
+      lines.push(this.finish());
+      start = newline + 1;
+    }
+  }
+
+  private add(part: Buffer): void {
+    if (!part.length) return;
+    this.bytes += part.length;
+    if (this.head) {
+      this.tail = Buffer.from(Buffer.concat([this.tail, part]).subarray(-this.keepBytes));
+      return;
+    }
+    this.pending.push(part);
+    if (this.bytes <= this.maxLineBytes) return;
+    const whole = Buffer.concat(this.pending);
+    this.head = Buffer.from(whole.subarray(0, this.keepBytes));
+    this.tail = Buffer.from(whole.subarray(-this.keepBytes));
+    this.pending = [];
+  }
+
+  private finish(): string | OversizedLine {
+    const line: string | OversizedLine = this.head
+      ? { oversized: true, bytes: this.bytes, head: this.head.toString('utf8'), tail: this.tail.toString('utf8').replace(/\r$/, '') }
+      : Buffer.concat(this.pending).toString('utf8').replace(/\r$/, '');
+    this.pending = [];
+    this.bytes = 0;
+    this.head = null;
+    this.tail = Buffer.alloc(0);
+    return line;
+  }
+}
+
 /**
  * Reads the first line from a stream and leaves everything after it unread on the stream,
  * which is left paused: whoever reads on calls `resume()`.

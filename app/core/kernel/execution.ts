@@ -35,6 +35,10 @@ export class Execution {
   private spill: WriteStream | null = null;
   private spilling = false;
   private spillFile: string | undefined;
+  /** Why the spill file could not be written (a full disk), once that happened. */
+  private spillError: string | null = null;
+  /** Rich outputs that came while spilling, with how much stream text had come before each. */
+  private lateRich: { at: number; output: Output }[] = [];
   private tail: { name: StreamName; text: string }[] = [];
   private tailChars = 0;
   private readonly maxChars: number;
@@ -42,9 +46,15 @@ export class Execution {
   private resolveDone!: (result: ExecutionResult) => void;
   private rejectDone!: (error: Error) => void;
   readonly done: Promise<ExecutionResult>;
+  private markBegun!: () => void;
+  private noReply: NodeJS.Timeout | undefined;
+  /** Resolves once the kernel has begun running the code (its execute_input), or the run is over. */
+  readonly begun: Promise<void> = new Promise((resolve) => (this.markBegun = resolve));
   timedOut = false;
   interrupted = false;
   restarted = false;
+  /** With `restarted`: the user's variables the restart took. */
+  lostNames: string[] = [];
 
   constructor(
     readonly msgId: string,
@@ -66,10 +76,15 @@ export class Execution {
         if (content.execution_state === 'idle') {
           this.idle = true;
           this.maybeFinish();
+          // ipykernel sends the reply before going idle. Idle with no reply means the request
+          // ended inside the kernel's own machinery (an interrupt that landed just before or
+          // after the user's code, which ipykernel logs and swallows): no reply will ever come.
+          if (!this.settled) this.noReply = setTimeout(() => this.finishWithoutReply('aborted'), REPLY_AFTER_IDLE_MS).unref();
         }
         return;
       case 'execute_input':
         if (typeof content.execution_count === 'number') this.executionCount = content.execution_count;
+        this.markBegun();
         return;
       case 'stream':
         this.addStream(content.name === 'stderr' ? 'stderr' : 'stdout', String(content.text ?? ''));
@@ -94,7 +109,7 @@ export class Execution {
         const id = displayIdOf(content);
         const index = this.outputs.findIndex((o) => o.type === 'display_data' && o.displayId === id);
         if (index >= 0) {
-          this.outputs[index] = { ...(this.outputs[index] as Extract<Output, { type: 'display_data' }>), data: (content.data ?? {}) as MimeBundle };
+          this.outputs[index] = { ...(this.outputs[index] as Extract<Output, { type: 'display_data' }>), data: this.capText((content.data ?? {}) as MimeBundle) };
         }
         return;
       }
@@ -102,18 +117,18 @@ export class Execution {
         if (content.wait) this.clearPending = true;
         else this.clear();
         return;
-      case 'error':
-        this.push({
-          type: 'error',
-          ename: String(content.ename ?? ''),
-          evalue: String(content.evalue ?? ''),
-          traceback: Array.isArray(content.traceback) ? content.traceback.map((l) => stripAnsi(String(l))) : [],
-        });
+      case 'error': {
+        // `raise ValueError(huge)`: the message is output too, and bounded like the rest.
+        const { ename, evalue, traceback } = this.capError(content);
+        this.push({ type: 'error', ename, evalue, traceback: traceback.map((l) => stripAnsi(l)) });
         return;
+      }
     }
   }
 
   handleReply(message: JupyterMessage): void {
+    if (this.settled) return;
+    clearTimeout(this.noReply);
     this.reply = message;
     const count = (message.content as { execution_count?: unknown }).execution_count;
     if (typeof count === 'number') this.executionCount = count;
@@ -124,6 +139,7 @@ export class Execution {
   fail(error: Error): void {
     if (this.settled) return;
     this.settled = true;
+    this.markBegun();
     this.closeSpill();
     this.rejectDone(error);
   }
@@ -154,21 +170,54 @@ export class Execution {
     this.outputs.length = 0;
     this.tail = [];
     this.tailChars = 0;
+    this.lateRich = [];
   }
 
   private push(output: Output): void {
     if (this.clearPending) this.clear();
-    this.outputs.push(output);
+    // Past the limit the text so far is split into head and tail: remember where this came, so
+    // that a cell's last value (or a figure) is shown after the text printed before it.
+    if (this.spilling) this.lateRich.push({ at: this.streamChars, output });
+    else this.outputs.push(output);
     this.onOutput?.(output);
   }
 
-  private addRich(output: Output): void {
+  private addRich(output: Extract<Output, { type: 'execute_result' | 'display_data' }>): void {
     if (this.displayItems >= this.maxDisplayItems) {
       this.droppedDisplays++;
       return;
     }
     this.displayItems++;
-    this.push(output);
+    this.push({ ...output, data: this.capText(output.data) });
+  }
+
+  /**
+   * The output limit holds for a displayed value too (`big_string` as a cell's last line): its
+   * text/plain keeps a head and a tail, and other text forms (HTML, Markdown) past a larger cap
+   * are dropped, the text/plain standing in for them. Without this one repr could make a reply
+   * bigger than an MCP client accepts, and that client would hang up.
+   */
+  private capText(data: MimeBundle): MimeBundle {
+    let capped: MimeBundle | null = null;
+    for (const [mime, value] of Object.entries(data)) {
+      if (typeof value !== 'string' || !mime.startsWith('text/')) continue;
+      const limit = mime === 'text/plain' ? this.maxChars : Math.max(this.maxChars, RICH_TEXT_LIMIT);
+      if (value.length <= limit) continue;
+      capped ??= { ...data };
+      if (mime === 'text/plain') {
+        capped[mime] = headAndTail(value, limit, 'this value');
+      } else {
+        delete capped[mime];
+      }
+    }
+    return capped ?? data;
+  }
+
+  private capError(content: Record<string, unknown>): { ename: string; evalue: string; traceback: string[] } {
+    const cap = (text: string) => (text.length <= this.maxChars ? text : headAndTail(text, this.maxChars, 'this message'));
+    const lines = Array.isArray(content.traceback) ? content.traceback.map((line) => String(line)) : [];
+    const kept = lines.length <= MAX_TRACEBACK_LINES ? lines : [...lines.slice(0, MAX_TRACEBACK_LINES / 2), `[… ${lines.length - MAX_TRACEBACK_LINES} traceback lines left out …]`, ...lines.slice(-MAX_TRACEBACK_LINES / 2)];
+    return { ename: cap(String(content.ename ?? '')), evalue: cap(String(content.evalue ?? '')), traceback: kept.map(cap) };
   }
 
   private addStream(name: StreamName, text: string): void {
@@ -200,10 +249,15 @@ export class Execution {
       try {
         mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
         this.spill = createWriteStream(path, { mode: 0o600 });
-        this.spill.on('error', () => (this.spill = null)); // a full disk loses the spill, not the run
+        this.spill.on('error', (error) => {
+          // A full disk loses the spill, not the run; the reply then does not point to the file.
+          this.spill = null;
+          this.spillError ??= error.message;
+        });
         this.spillFile = path;
-      } catch {
+      } catch (error) {
         this.spill = null;
+        this.spillError = (error as Error).message;
       }
     }
     const headBudget = Math.floor(this.maxChars / 2);
@@ -213,7 +267,7 @@ export class Execution {
       this.spill?.write(output.text);
       const keep = Math.max(0, Math.min(output.text.length, headBudget - used));
       if (keep < output.text.length) this.pushTail(output.name, output.text.slice(keep));
-      output.text = output.text.slice(0, keep);
+      output.text = detached(output.text.slice(0, keep));
       used += keep;
     }
     this.outputs.splice(0, this.outputs.length, ...this.outputs.filter((o) => o.type !== 'stream' || o.text !== ''));
@@ -229,21 +283,39 @@ export class Execution {
   }
 
   private tailOutputs(): Output[] {
-    if (this.tail.length === 0) return [];
+    if (this.tail.length === 0 && this.lateRich.length === 0) return [];
     const keptHead = this.outputs.reduce((n, o) => n + (o.type === 'stream' ? o.text.length : 0), 0);
     let tailText = this.tail.map((t) => t.text).join('');
     const tailBudget = this.maxChars - Math.floor(this.maxChars / 2);
     if (tailText.length > tailBudget) tailText = tailText.slice(-tailBudget);
-    const omitted = this.streamChars - keptHead - tailText.length;
-    const marker: Output = { type: 'omitted', chars: omitted, spillPath: this.spillFile, what: 'output' };
-    return [marker, { type: 'stream', name: this.tail.at(-1)!.name, text: tailText }];
+    const tailStart = this.streamChars - tailText.length;
+    const marker: Output = this.spillError
+      ? { type: 'omitted', chars: tailStart - keptHead, what: `output, which could not be saved (${this.spillError}),` }
+      : { type: 'omitted', chars: tailStart - keptHead, spillPath: this.spillFile, what: 'output' };
+    const name = this.tail.at(-1)?.name ?? 'stdout';
+    const outputs: Output[] = [marker];
+    let shown = 0;
+    for (const { at, output } of this.lateRich) {
+      const upTo = Math.max(shown, Math.min(tailText.length, at - tailStart));
+      if (upTo > shown) outputs.push({ type: 'stream', name, text: detached(tailText.slice(shown, upTo)) });
+      shown = upTo;
+      outputs.push(output);
+    }
+    if (shown < tailText.length) outputs.push({ type: 'stream', name, text: detached(tailText.slice(shown)) });
+    return outputs;
   }
 
   private maybeFinish(): void {
     if (this.settled || !this.reply || !this.idle) return;
     this.settled = true;
-    this.closeSpill();
-    const content = this.reply.content as Record<string, unknown>;
+    this.markBegun();
+    // The reply names the spill file only once it is written (or says it could not be).
+    void this.closeSpill().then(() => this.finish());
+  }
+
+  private finish(): void {
+    const reply = this.reply!;
+    const content = reply.content as Record<string, unknown>;
     const status = content.status === 'error' ? 'error' : content.status === 'aborted' ? 'aborted' : 'ok';
     const outputs = [...this.outputs, ...this.tailOutputs()];
     if (this.droppedDisplays > 0) {
@@ -255,21 +327,59 @@ export class Execution {
       outputs,
       durationMs: Date.now() - this.startedAt,
       streamChars: this.streamChars,
-      spillPath: this.spillFile,
+      spillPath: this.spillError ? undefined : this.spillFile,
     };
     if (status === 'error') {
-      const errorOutput = this.outputs.find((o) => o.type === 'error');
-      result.error = describePythonError(errorOutput ?? content, this.executionCount);
+      const errorOutput = outputs.find((o) => o.type === 'error');
+      result.error = describePythonError(errorOutput ?? this.capError(content), this.executionCount);
     }
     if (this.timedOut) result.timedOut = true;
     if (this.interrupted) result.interrupted = true;
-    if (this.restarted) result.restarted = true;
+    if (this.restarted) {
+      result.restarted = true;
+      result.lostNames = this.lostNames;
+    }
     this.resolveDone(result);
   }
 
-  private closeSpill(): void {
-    this.spill?.end();
+  private closeSpill(): Promise<void> {
+    const spill = this.spill;
+    if (!spill) return Promise.resolve();
+    // 'close' follows both 'finish' and 'error' (autoClose).
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, 10_000); // a disk that never answers must not hold the reply
+      spill.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      spill.end();
+    });
   }
+}
+
+/** How long after its idle status a request's reply may still come (they travel on different sockets). */
+const REPLY_AFTER_IDLE_MS = 2000;
+
+/** Traceback lines kept (half from each end): IPython already folds deep recursion. */
+const MAX_TRACEBACK_LINES = 400;
+
+/** Text forms other than text/plain larger than this are dropped from a displayed value. */
+const RICH_TEXT_LIMIT = 1_000_000;
+
+/**
+ * A copy sharing no memory with `text`. V8 keeps a whole string alive for as long as any slice
+ * of it lives, so the 20 kB head and tail of a 150 MB output would otherwise hold all 150 MB
+ * for as long as the result is kept.
+ */
+function detached(text: string): string {
+  return text.length ? Buffer.from(text, 'utf16le').toString('utf16le') : text;
+}
+
+/** The first and last `limit / 2` characters, with what was left out said between them. */
+function headAndTail(text: string, limit: number, what: string): string {
+  const head = Math.floor(limit / 2);
+  const tail = limit - head;
+  return `${detached(text.slice(0, head))}\n[… ${text.length - head - tail} characters of ${what} left out …]\n${detached(text.slice(-tail))}`;
 }
 
 function displayIdOf(content: Record<string, unknown>): string | undefined {

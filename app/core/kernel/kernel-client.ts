@@ -14,6 +14,9 @@ import { channelUrl, type ConnectionInfo } from './connection-info.js';
 export type RequestChannel = 'shell' | 'control';
 export type IopubHandler = (message: JupyterMessage) => void;
 
+/** How long a receive loop may run without letting the rest of the event loop in. */
+const YIELD_AFTER_MS = 20;
+
 export interface KernelInfo {
   protocol_version?: string;
   implementation?: string;
@@ -87,7 +90,15 @@ export class KernelClient extends EventEmitter {
   }
 
   private async receiveLoop(socket: zmq.Dealer | zmq.Subscriber, handle: (message: JupyterMessage) => void): Promise<void> {
+    let busySince = Date.now();
     while (!this.closed) {
+      // While messages keep arriving, receive() resolves at once and this loop would run on
+      // microtasks alone: a kernel printing fast would starve everything else in the daemon
+      // (other clients, timers, the spill file's writes, which then pile up in memory).
+      if (Date.now() - busySince > YIELD_AFTER_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        busySince = Date.now();
+      }
       let frames: Buffer[];
       try {
         frames = await socket.receive();

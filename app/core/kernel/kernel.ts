@@ -295,8 +295,12 @@ export class Kernel extends EventEmitter implements SessionKernel {
   }
 
   private async interruptExecution(execution: Execution): Promise<{ restarted: boolean }> {
-    await this.sendInterrupt();
     const grace = this.options.interruptGraceMs ?? 3000;
+    // ipykernel ignores SIGINT until it has entered the request's handler, which it announces
+    // with execute_input: a signal sent before that is lost, and the run would be escalated to a
+    // restart (every variable lost) for want of an interrupt that arrived a moment too early.
+    await Promise.race([execution.begun, delay(grace)]);
+    await this.sendInterrupt();
     const stopped = await Promise.race([execution.done.then(() => true, () => true), delay(grace).then(() => false)]);
     if (stopped || execution.isSettled) return { restarted: false };
     if (!this.owned) return { restarted: false };
@@ -325,6 +329,8 @@ export class Kernel extends EventEmitter implements SessionKernel {
 
   private onDeath(incarnation: Incarnation, exit: ExitInfo | null, what: string): void {
     this.teardown(incarnation);
+    // What user code started in the dead kernel's process group would otherwise run on as orphans.
+    void incarnation.process?.terminate(0).catch(() => undefined);
     void removeConnectionFile(incarnation.connectionFile ?? '').catch(() => undefined);
     const lost = [...this.names];
     this.names = [];
@@ -384,14 +390,17 @@ export class Kernel extends EventEmitter implements SessionKernel {
     const running = this.running;
     this.setState('restarting');
     this.current = null;
+    if (running) running.lostNames = [...this.names];
     this.names = [];
     this.restarts++;
     let resolveReady!: (value: Incarnation) => void;
     let rejectReady!: (error: Error) => void;
     this.ready = new Promise((resolve, reject) => ((resolveReady = resolve), (rejectReady = reject)));
     this.ready.catch(() => undefined);
-    if (incarnation) await this.stopIncarnation(incarnation, 0);
+    // Answer the run before stopping the process: closing the connection would otherwise fail it
+    // with "the kernel was stopped", losing what it printed and its place in the session log.
     running?.finishWithoutReply();
+    if (incarnation) await this.stopIncarnation(incarnation, 0);
     try {
       const next = await Kernel.launch(this.options);
       this.adopt(next);

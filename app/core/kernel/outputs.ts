@@ -22,6 +22,8 @@ export interface ExecutionResult {
   interrupted?: boolean;
   /** Set when the kernel had to be restarted to stop the run. */
   restarted?: boolean;
+  /** With `restarted`: the user's variables that went with the old kernel. */
+  lostNames?: string[];
   durationMs: number;
   /** Total characters of stream output, including any that were spilled. */
   streamChars: number;

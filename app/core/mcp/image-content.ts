@@ -42,7 +42,8 @@ export function downscalePng(bytes: Buffer, maxEdge = MAX_EDGE): Buffer {
 
 /** MCP content for one saved figure: the image (capped) and a line naming the file. */
 export function figureContent(figure: SavedFigure): (ImageContent | TextContent)[] {
-  if (figure.mimeType === 'image/svg+xml') return [{ type: 'text', text: `[SVG figure saved to ${figure.path}]` }];
+  const where = figure.path ? `saved to ${figure.path}` : `not saved: ${figure.error ?? 'the file could not be written'}`;
+  if (figure.mimeType === 'image/svg+xml') return [{ type: 'text', text: `[SVG figure ${where}]` }];
   let bytes = figure.bytes;
   let note = '';
   if (figure.mimeType === 'image/png') {
@@ -56,9 +57,9 @@ export function figureContent(figure: SavedFigure): (ImageContent | TextContent)
       /* not a PNG we can read: send as is if small enough */
     }
   }
-  if (bytes.length > MAX_BYTES) return [{ type: 'text', text: `[Figure too large to send (${bytes.length} bytes); saved to ${figure.path}]` }];
+  if (bytes.length > MAX_BYTES) return [{ type: 'text', text: `[Figure too large to send (${bytes.length} bytes); ${where}]` }];
   return [
     { type: 'image', data: bytes.toString('base64'), mimeType: figure.mimeType },
-    { type: 'text', text: `[figure saved to ${figure.path}${note}]` },
+    { type: 'text', text: `[figure ${where}${note}]` },
   ];
 }

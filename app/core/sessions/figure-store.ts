@@ -11,7 +11,9 @@ export const IMAGE_TYPES: Record<string, string> = {
 };
 
 export interface SavedFigure {
+  /** '' when the file could not be written (see `error`); the image is still in the reply. */
   path: string;
+  error?: string;
   mimeType: string;
   /** Raw bytes (decoded from the bundle's base64, or the SVG text). */
   bytes: Buffer;
@@ -29,13 +31,15 @@ export class FigureStore {
       const data = bundle[mimeType];
       if (typeof data !== 'string') continue;
       const bytes = mimeType === 'image/svg+xml' ? Buffer.from(data, 'utf8') : Buffer.from(data, 'base64');
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       const path = join(this.dir, `${stamp}-run${executionId}-${++this.counter}.${ext}`);
       try {
+        mkdirSync(this.dir, { recursive: true, mode: 0o700 });
         writeFileSync(path, bytes, { mode: 0o600 });
-      } catch {
-        continue; // a full disk costs the file, not the reply
+      } catch (error) {
+        // A full disk or an unusable folder costs the file, not the reply.
+        saved.push({ path: '', mimeType, bytes, error: `${(error as Error).message}` });
+        continue;
       }
       saved.push({ path, mimeType, bytes });
     }

@@ -1,6 +1,6 @@
 /** The session log as an nbformat 4.5 notebook: code cells with their outputs and figures. */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, extname } from 'node:path';
 import type { LogEntry, LogOutput } from './session-log.js';
 
@@ -80,7 +80,12 @@ export async function writeNotebook(entries: LogEntry[], path: string, meta: { l
   const notebook = await buildNotebook(entries, meta);
   await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify(notebook, null, 1)}\n`);
-  await rename(temp, path);
+  try {
+    await writeFile(temp, `${JSON.stringify(notebook, null, 1)}\n`);
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined); // a failed export (a full disk, a folder in the way) leaves nothing behind
+    throw error;
+  }
   return { cells: notebook.cells.length };
 }

@@ -3,7 +3,7 @@
  * appended synchronously before the reply leaves, so a daemon crash loses
  * nothing that was answered. Images are referenced by their figure files.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface LogOutput {
@@ -30,6 +30,17 @@ export interface LogEntry {
   spillPath?: string;
 }
 
+/** The entry could not be written (a full disk, an unusable folder); it carries the entry all the same. */
+export class SessionLogError extends Error {
+  constructor(
+    readonly path: string,
+    readonly entry: LogEntry,
+    cause: unknown,
+  ) {
+    super(`could not write the session log ${path}: ${(cause as Error)?.message ?? cause}`, { cause });
+  }
+}
+
 export class SessionLog {
   readonly path: string;
   private nextId: number;
@@ -42,7 +53,19 @@ export class SessionLog {
 
   append(entry: Omit<LogEntry, 'id'>): LogEntry {
     const full = { id: this.nextId++, ...entry };
-    appendFileSync(this.path, `${JSON.stringify(full)}\n`, { mode: 0o600 });
+    let size = 0;
+    try {
+      size = existsSync(this.path) ? statSync(this.path).size : 0;
+      appendFileSync(this.path, `${JSON.stringify(full)}\n`, { mode: 0o600 });
+    } catch (error) {
+      // A disk that filled up part way leaves a torn line, which would swallow the next entry too.
+      try {
+        if (statSync(this.path).size > size) truncateSync(this.path, size);
+      } catch {
+        /* nothing written, or nothing we can undo */
+      }
+      throw new SessionLogError(this.path, full, error);
+    }
     return full;
   }
 

@@ -10,7 +10,7 @@ import type { SessionKernel } from '../kernel/session-kernel.js';
 import type { ExecutionResult, Output } from '../kernel/outputs.js';
 import type { PythonErrorInfo } from '../kernel/error-text.js';
 import { FigureStore, IMAGE_TYPES, type SavedFigure } from './figure-store.js';
-import { SessionLog, type LogEntry, type LogOutput } from './session-log.js';
+import { SessionLog, SessionLogError, type LogEntry, type LogOutput } from './session-log.js';
 
 export interface SessionInterpreter {
   path: string;
@@ -27,9 +27,15 @@ export interface RunRequest {
   outputLimit: number;
 }
 
-export type RunOutcome =
+export type RunOutcome = (
   | { kind: 'done'; result: ExecutionResult; figures: SavedFigure[]; entry: LogEntry }
-  | { kind: 'died'; error: KernelDiedError; entry: LogEntry };
+  | { kind: 'died'; error: KernelDiedError; entry: LogEntry }
+) & {
+  /** The kernel died after this client's previous run (between its calls), so this one ran in a fresh kernel. */
+  diedBefore?: { error: KernelDiedError; times: number };
+  /** Things the caller should know that are not the run's own output (the log could not be written). */
+  warnings: string[];
+};
 
 export interface SessionSummary {
   name: string;
@@ -52,6 +58,10 @@ export class Session extends EventEmitter {
   lastError: (PythonErrorInfo & { time: string; code: string }) | null = null;
   private running: { since: number; code: string; client: string } | null = null;
   private spillCounter = 0;
+  /** Kernel deaths so far, the latest, and how many of them each client has been told of. */
+  private deaths = 0;
+  private lastDeath: KernelDiedError | null = null;
+  private readonly deathsTold = new Map<string, number>();
 
   constructor(
     readonly name: string,
@@ -64,7 +74,11 @@ export class Session extends EventEmitter {
     this.log = new SessionLog(dir);
     this.figures = new FigureStore(join(dir, 'figures'));
     kernel.on('state', (state: KernelState) => this.emit('changed', { state }));
-    kernel.on('died', (error: KernelDiedError) => this.emit('died', error));
+    kernel.on('died', (error: KernelDiedError) => {
+      this.deaths++;
+      this.lastDeath = error;
+      this.emit('died', error);
+    });
     kernel.on('restarted', (info) => this.emit('restarted', info));
   }
 
@@ -93,15 +107,36 @@ export class Session extends EventEmitter {
     return join(this.dir, 'outputs', `${new Date().toISOString().replace(/[:.]/g, '-')}-${++this.spillCounter}.txt`);
   }
 
+  /**
+   * Appends to the log; a log that cannot be written (a full disk) costs the record, never the
+   * reply: the run happened, so its result still goes back, with a warning.
+   */
+  private record(entry: Omit<LogEntry, 'id'>, warnings: string[]): LogEntry {
+    try {
+      return this.log.append(entry);
+    } catch (error) {
+      if (!(error instanceof SessionLogError)) throw error;
+      warnings.push(`Warning: this run is not in the session log — ${error.message}. It will be missing from the log and from export_notebook.`);
+      return error.entry;
+    }
+  }
+
   async run(request: RunRequest): Promise<RunOutcome> {
     const started = Date.now();
     const time = new Date(started).toISOString();
+    const warnings: string[] = [];
+    let diedBefore: RunOutcome['diedBefore'];
     try {
       const result = await this.kernel.execute(request.code, {
         timeoutMs: request.timeoutS ? request.timeoutS * 1000 : undefined,
         signal: request.signal,
         onOutput: request.onOutput,
         onStart: () => {
+          // A kernel that died while nothing of this client's ran (between its calls, or in
+          // another client's run) took this client's variables without telling it: say so now.
+          const told = this.deathsTold.get(request.client);
+          if (told !== undefined && told < this.deaths && this.lastDeath) diedBefore = { error: this.lastDeath, times: this.deaths - told };
+          this.deathsTold.set(request.client, this.deaths);
           this.running = { since: Date.now(), code: request.code, client: request.client };
           this.emit('run-started', { code: request.code, client: request.client, time });
         },
@@ -110,7 +145,7 @@ export class Session extends EventEmitter {
       const figures: SavedFigure[] = [];
       const logOutputs = this.toLogOutputs(result, figures);
       if (result.error) this.lastError = { ...result.error, time, code: request.code };
-      const entry = this.log.append({
+      const entry = this.record({
         time,
         client: request.client,
         code: request.code,
@@ -120,13 +155,13 @@ export class Session extends EventEmitter {
         outputs: logOutputs,
         error: result.error && { ename: result.error.ename, evalue: result.error.evalue, message: result.error.message, traceback: result.error.traceback },
         spillPath: result.spillPath,
-      });
+      }, warnings);
       this.emit('logged', entry);
-      return { kind: 'done', result, figures, entry };
+      return { kind: 'done', result, figures, entry, diedBefore, warnings };
     } catch (error) {
       if (!(error instanceof KernelDiedError)) throw error;
       this.lastError = { ename: 'KernelDied', evalue: error.message, traceback: [], message: error.message, time, code: request.code };
-      const entry = this.log.append({
+      const entry = this.record({
         time,
         client: request.client,
         code: request.code,
@@ -135,11 +170,13 @@ export class Session extends EventEmitter {
         durationMs: Date.now() - started,
         outputs: [],
         error: { ename: 'KernelDied', evalue: error.message, message: error.message, traceback: [] },
-      });
+      }, warnings);
       this.emit('logged', entry);
-      return { kind: 'died', error, entry };
+      return { kind: 'died', error, entry, diedBefore, warnings };
     } finally {
       this.running = null;
+      // Told of every death up to now, including one this run itself reports.
+      if (this.deathsTold.has(request.client)) this.deathsTold.set(request.client, this.deaths);
     }
   }
 
@@ -152,8 +189,9 @@ export class Session extends EventEmitter {
           break;
         case 'execute_result':
         case 'display_data': {
-          const saved = this.figures.save(output.data, result.executionCount ?? 0);
-          figures.push(...saved);
+          const all = this.figures.save(output.data, result.executionCount ?? 0);
+          figures.push(...all);
+          const saved = all.filter((f) => f.path);
           const textual = Object.fromEntries(Object.entries(output.data).filter(([mime]) => !(mime in IMAGE_TYPES) && mime.startsWith('text/')));
           outputs.push({
             type: output.type === 'execute_result' ? 'result' : 'display',

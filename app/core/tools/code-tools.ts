@@ -53,20 +53,32 @@ export async function runPython(context: ToolContext, args: { code: string; time
       onOutput: (output) => progress.onOutput(output),
       outputLimit: context.settings.outputLimit(),
     });
+    // Said before the output: the kernel that held this client's variables died since its last call.
+    const before = outcome.diedBefore
+      ? [{ type: 'text' as const, text: `Note: this session's kernel died since your previous call${outcome.diedBefore.times > 1 ? ` (${outcome.diedBefore.times} times; the last time is described here)` : ''}, so this call ran in a fresh one.\n${outcome.diedBefore.error.message}\n\n` }]
+      : [];
+    const warnings = outcome.warnings.map((text) => ({ type: 'text' as const, text: `\n${text}` }));
+    const noted = {
+      ...(outcome.diedBefore ? { died_before: { lost_names: outcome.diedBefore.error.lostNames } } : {}),
+      ...(outcome.warnings.length ? { warnings: outcome.warnings } : {}),
+    };
     if (outcome.kind === 'died') {
-      return errorResult(outcome.error.message, { status: 'died', lost_names: outcome.error.lostNames, restarted: outcome.error.restarted });
+      const died = errorResult(outcome.error.message, { status: 'died', lost_names: outcome.error.lostNames, restarted: outcome.error.restarted, ...noted });
+      return { ...died, content: [...before, ...died.content, ...warnings] };
     }
     const { result, figures } = outcome;
     const failed = result.status !== 'ok' || !!result.timedOut;
     return {
-      content: runContent(result, figures, timeoutS),
+      content: [...before, ...runContent(result, figures, timeoutS), ...warnings],
       structuredContent: {
         status: result.timedOut ? 'timeout' : result.status,
         execution_count: result.executionCount,
         duration_ms: result.durationMs,
-        figures: figures.map((f) => f.path),
+        figures: figures.filter((f) => f.path).map((f) => f.path),
         ...(result.spillPath ? { full_output_path: result.spillPath } : {}),
         ...(result.error ? { error: { ename: result.error.ename, evalue: result.error.evalue, line: result.error.line ?? null } } : {}),
+        ...(result.restarted ? { restarted: true, lost_names: result.lostNames ?? [] } : {}),
+        ...noted,
       },
       ...(failed ? { isError: true } : {}),
     };
@@ -93,7 +105,7 @@ export async function helperResult(context: ToolContext, sessionName: string | u
 
 export const registerCodeTools: ToolRegistrar = (server, context) => {
   const runShape = {
-    code: z.string().min(1).max(50_000_000).describe('Python code. The last expression is displayed, as in a notebook cell.'),
+    code: z.string().min(1).max(8_000_000).describe('Python code. The last expression is displayed, as in a notebook cell.'),
     timeout_s: z.number().positive().max(86_400).optional().describe('Seconds before the run is interrupted (default PYTHON_MCP_TIMEOUT or 600).'),
     session: sessionArg,
   };
