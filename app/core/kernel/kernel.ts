@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { namesExpressions, readUserNames } from './user-names.js';
 import { readConnectionFile, removeConnectionFile, type ConnectionInfo } from './connection-info.js';
 import { Execution, type OutputLimits } from './execution.js';
 import { Heartbeat, type HeartbeatOptions } from './heartbeat.js';
@@ -69,11 +70,6 @@ interface Incarnation {
   startedAt: number;
 }
 
-// Evaluated after every stored execution (no extra round trip) so that, if the
-// kernel dies, we can say which variables went with it.
-const NAMES_EXPRESSION =
-  "' '.join([n for n in get_ipython().user_ns if n[:1] != '_' and n not in get_ipython().user_ns_hidden][:500])";
-const NAMES_KEY = '__python_session_names__';
 
 export class Kernel extends EventEmitter implements SessionKernel {
   readonly id = randomUUID();
@@ -221,7 +217,7 @@ export class Kernel extends EventEmitter implements SessionKernel {
         code,
         silent: options.silent ?? false,
         store_history: storeHistory,
-        user_expressions: storeHistory ? { [NAMES_KEY]: NAMES_EXPRESSION } : {},
+        user_expressions: namesExpressions(storeHistory),
         allow_stdin: false,
         stop_on_error: false,
       },
@@ -262,13 +258,7 @@ export class Kernel extends EventEmitter implements SessionKernel {
   }
 
   private readNames(content: Record<string, unknown>): void {
-    const expressions = content.user_expressions as Record<string, { status?: string; data?: Record<string, unknown> }> | undefined;
-    const entry = expressions?.[NAMES_KEY];
-    const text = entry?.status === 'ok' ? entry.data?.['text/plain'] : undefined;
-    if (typeof text === 'string') {
-      const inner = text.replace(/^['"]|['"]$/g, '');
-      this.names = inner ? inner.split(' ') : [];
-    }
+    this.names = readUserNames(content) ?? this.names;
   }
 
   /** Interrupts the running execution; restarts the kernel if it will not stop. */

@@ -19,6 +19,7 @@ import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { namesExpressions, readUserNames } from '../kernel/user-names.js';
 import { Execution, type OutputLimits } from '../kernel/execution.js';
 import { KernelClosedError, KernelDiedError, type ExecuteOptions, type KernelState } from '../kernel/kernel.js';
 import type { KernelInfo } from '../kernel/kernel-client.js';
@@ -64,11 +65,6 @@ export class RemoteConnectionLostError extends KernelDiedError {
   }
 }
 
-// The same expression as the local Kernel's: evaluated with every stored run (no extra round
-// trip), so that when the kernel is lost we can say which variables went with it.
-const NAMES_EXPRESSION =
-  "' '.join([n for n in get_ipython().user_ns if n[:1] != '_' and n not in get_ipython().user_ns_hidden][:500])";
-const NAMES_KEY = '__python_session_names__';
 
 let startupSource: string | undefined;
 
@@ -307,7 +303,7 @@ export class RemoteKernel extends EventEmitter implements SessionKernel {
         code,
         silent: options.silent ?? false,
         store_history: storeHistory,
-        user_expressions: storeHistory ? { [NAMES_KEY]: NAMES_EXPRESSION } : {},
+        user_expressions: namesExpressions(storeHistory),
         allow_stdin: false,
         stop_on_error: false,
       },
@@ -379,13 +375,7 @@ export class RemoteKernel extends EventEmitter implements SessionKernel {
   }
 
   private readNames(message: JupyterMessage): void {
-    const expressions = message.content.user_expressions as Record<string, { status?: string; data?: Record<string, unknown> }> | undefined;
-    const entry = expressions?.[NAMES_KEY];
-    const text = entry?.status === 'ok' ? entry.data?.['text/plain'] : undefined;
-    if (typeof text === 'string') {
-      const inner = text.replace(/^['"]|['"]$/g, '');
-      this.names = inner ? inner.split(' ') : [];
-    }
+    this.names = readUserNames(message.content) ?? this.names;
   }
 
   /** The channel once the kernel can take a request; waits a bounded time, then says why not. */
