@@ -141,3 +141,17 @@ export async function versionFromHeaders(ctx: ScanContext, prefix: string, minor
   }
   return undefined;
 }
+
+/**
+ * The headers' exact version when they are installed, else what the folder name says (which may
+ * be only `3.12`): how pyenv and uv installs, named by version, are read.
+ */
+export async function versionFromHeadersOrName(
+  ctx: ScanContext,
+  prefix: string,
+  fromName: string | undefined,
+): Promise<{ version?: string; versionSource?: 'patchlevel.h' | 'folder name' }> {
+  const fromHeaders = await versionFromHeaders(ctx, prefix, minorOf(fromName));
+  if (fromHeaders) return { version: fromHeaders, versionSource: 'patchlevel.h' };
+  return fromName ? { version: fromName, versionSource: 'folder name' } : {};
+}

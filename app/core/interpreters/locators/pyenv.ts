@@ -5,7 +5,7 @@
  */
 import { findExecutable } from '../prefix-layout.js';
 import { describeFsError, type ScanContext } from '../scan-context.js';
-import { minorOf, versionFromFolderName, versionFromHeaders } from '../version-from-files.js';
+import { versionFromFolderName, versionFromHeadersOrName } from '../version-from-files.js';
 import { eachSettled, type Candidate, type Locator } from './locator.js';
 import { describeVenv } from './venv.js';
 
@@ -38,16 +38,7 @@ export async function describePyenvVersion(ctx: ScanContext, dir: string, source
   }
   const name = ctx.path.basename(dir);
   const fromName = versionFromFolderName(name);
-  const fromHeaders = await versionFromHeaders(ctx, dir, minorOf(fromName));
-  const c: Candidate = { path: exe.path, kind: 'pyenv', name, prefix: dir, source, manager: 'pyenv' };
-  if (fromHeaders) {
-    c.version = fromHeaders;
-    c.versionSource = 'patchlevel.h';
-  } else if (fromName) {
-    c.version = fromName;
-    c.versionSource = 'folder name';
-  }
-  return c;
+  return { path: exe.path, kind: 'pyenv', name, prefix: dir, source, manager: 'pyenv', ...(await versionFromHeadersOrName(ctx, dir, fromName)) };
 }
 
 export const pyenvLocator: Locator = {

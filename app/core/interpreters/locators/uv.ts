@@ -4,7 +4,7 @@
  */
 import { findExecutable } from '../prefix-layout.js';
 import { describeFsError, type ScanContext } from '../scan-context.js';
-import { minorOf, versionFromFolderName, versionFromHeaders } from '../version-from-files.js';
+import { versionFromFolderName, versionFromHeadersOrName } from '../version-from-files.js';
 import { eachSettled, type Candidate, type Locator } from './locator.js';
 
 const UV_DIR = /^(cpython|pypy|graalpy)-(\d+\.\d+)/;
@@ -33,15 +33,7 @@ export async function describeUvPython(ctx: ScanContext, dir: string, source: st
     c.version = fromName;
     c.versionSource = 'folder name';
   } else {
-    const minor = UV_DIR.exec(name)?.[2];
-    const v = await versionFromHeaders(ctx, dir, minorOf(minor));
-    if (v) {
-      c.version = v;
-      c.versionSource = 'patchlevel.h';
-    } else if (minor) {
-      c.version = minor;
-      c.versionSource = 'folder name';
-    }
+    Object.assign(c, await versionFromHeadersOrName(ctx, dir, UV_DIR.exec(name)?.[2]));
   }
   return c;
 }
