@@ -1,26 +1,11 @@
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TestHome } from '../../core/daemon/testing/daemon-processes.js';
+import { capture, useTestHome } from '../testing/command-harness.js';
 import { EXIT_NOT_RUNNING, describeTree, formatDuration, formatStatus, statusCommand } from './status.js';
 
-function capture() {
-  const out = { stdout: '', stderr: '' };
-  return { out, io: { stdout: (s: string) => void (out.stdout += s), stderr: (s: string) => void (out.stderr += s) } };
-}
 
 describe('status', () => {
-  let home: TestHome;
-  let previous: string | undefined;
-  beforeEach(() => {
-    home = new TestHome();
-    previous = process.env.PYTHON_MCP_HOME;
-    process.env.PYTHON_MCP_HOME = home.dir;
-  });
-  afterEach(async () => {
-    if (previous === undefined) delete process.env.PYTHON_MCP_HOME;
-    else process.env.PYTHON_MCP_HOME = previous;
-    await home.cleanup();
-  });
+  const homes = useTestHome();
 
   test('with no daemon: says so, exit 3, and JSON says running: false', async () => {
     const { out, io } = capture();
@@ -32,13 +17,13 @@ describe('status', () => {
   });
 
   test('with a daemon: pid, uptime, socket and what its services describe', async () => {
-    home.spawnDaemon(['--background']);
-    const pid = await home.waitForDaemon();
+    homes.current().spawnDaemon(['--background']);
+    const pid = await homes.current().waitForDaemon();
     const { out, io } = capture();
     assert.equal(await statusCommand([], io), 0);
     assert.match(out.stdout, new RegExp(`pid\\s+${pid}\\n`));
     assert.match(out.stdout, /uptime\s+\d+ s\n/);
-    assert.match(out.stdout, new RegExp(`socket\\s+${home.files.socket.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`));
+    assert.match(out.stdout, new RegExp(`socket\\s+${homes.current().files.socket.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`));
     assert.match(out.stdout, /sessions:\n\s+- name: default\n\s+state: idle/);
     assert.match(out.stdout, /interpreter: \/usr\/bin\/python3/);
 
