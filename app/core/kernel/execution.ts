@@ -159,11 +159,6 @@ export class Execution {
     return this.settled;
   }
 
-  /** Everything printed so far, including the kept tail. */
-  snapshot(): Output[] {
-    return [...this.outputs, ...this.tailOutputs()];
-  }
-
   private clear(): void {
     this.clearPending = false;
     // Cleared text stays in the spill file; only what is shown is reset.

@@ -134,10 +134,6 @@ export class Kernel extends EventEmitter implements SessionKernel {
     incarnation.process?.once('exit', (exit: ExitInfo) => this.onExit(incarnation, exit));
     incarnation.heartbeat.on('unresponsive', (silentMs: number) => this.onUnresponsive(incarnation, silentMs));
     incarnation.heartbeat.start();
-    incarnation.client.on('iopub', (message, routed: boolean) => {
-      if (message.header.msg_type === 'status' && !routed) this.emit('foreign-status', message.content.execution_state);
-      if (!routed) this.emit('foreign-iopub', message);
-    });
     this.setState(this.running ? 'busy' : 'idle');
   }
 

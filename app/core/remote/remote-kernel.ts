@@ -605,13 +605,11 @@ export class RemoteKernel extends EventEmitter implements SessionKernel {
       const status = String(message.content.execution_state ?? '');
       // The server's restarter announces a kernel process that died; our own restart is expected.
       if ((status === 'restarting' || status === 'autorestarting' || status === 'dead') && !this.ownRestart) this.onKernelDiedThere(channel, status);
-      this.emit('foreign-status', status);
     }
     // The server broadcasts the reply to a shutdown it sent: it is stopping (it first interrupts
     // the kernel, which would otherwise read as a KeyboardInterrupt nobody asked for), or someone
     // shut this kernel down there.
     if (message.header.msg_type === 'shutdown_reply' && !routed && message.content.restart === false && !this.ownRestart) this.onShutdownThere();
-    if (!routed) this.emit('foreign-iopub', message);
   }
 
   private onKernelDiedThere(channel: KernelChannel, status: string): void {
