@@ -363,7 +363,21 @@ def _route_output():
         threading.Thread.start = start
 
 
+def _quiet_interrupt_artifact():
+    # An interrupt that lands in ipykernel 6's own code around a cell abandons the cell's
+    # coroutine, and Python then warns about it on the cell's stderr. The warning is about
+    # ipykernel's internals, not the user's code; only this one message is silenced.
+    import warnings
+
+    warnings.filterwarnings(
+        "ignore",
+        message=r"coroutine 'InteractiveShell\.run_cell_async' was never awaited",
+        category=RuntimeWarning,
+    )
+
+
 _start_lifeline()
 _cap_memory()
 _remember_closed_figures()
+_quiet_interrupt_artifact()
 _route_output()
