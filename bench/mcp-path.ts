@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, ms } from './stats.js';
+import { OUTPUT_10MB } from './kernel-engine.js';
+import { JupyterClientBaseline, interleaved } from './baseline.js';
 
 const CLI = fileURLToPath(new URL('../app/cli/main.js', import.meta.url));
 
@@ -69,6 +71,10 @@ async function waitForPool(client: Client): Promise<void> {
 
 export interface McpBench {
   roundtrip_ms: number[];
+  /** jupyter_client's `1+1`, measured in alternation with roundtrip_ms. */
+  baseline_roundtrip_ms: number[];
+  /** jupyter_client's 10 MB, measured in alternation with output_10mb_s. */
+  baseline_output_10mb_s: number[];
   shim_initialize_ms: number[];
   shim_cold_initialize_ms: number;
   daemon_idle_rss: number;
@@ -76,14 +82,15 @@ export interface McpBench {
   new_session_pooled_ms: number[];
   crash_recovery_ms: number[];
   interrupt_ms: number[];
-  output_10mb_s: number;
+  output_10mb_s: number[];
   daemon_peak_before_output: number;
   daemon_peak_after_output: number;
   output_reply_chars: number;
   pool_memory_bytes: number;
 }
 
-export async function runMcpBench(python: string, runs = 200): Promise<McpBench> {
+export async function runMcpBench(python: string, runs = 200, baseline?: JupyterClientBaseline): Promise<McpBench> {
+  const jc = baseline ?? (await JupyterClientBaseline.start(python));
   const daemon = startDaemonHome(python);
   const cold = startDaemonHome(python, { PYTHON_MCP_POOL_SIZE: '0' });
   try {
@@ -99,12 +106,20 @@ export async function runMcpBench(python: string, runs = 200): Promise<McpBench>
     }
     await run(client, '1+1');
     for (let i = 0; i < 10; i++) await run(client, '1+1');
-    const roundtrip: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      const t = process.hrtime.bigint();
-      await run(client, '1+1');
-      roundtrip.push(ms(t));
-    }
+    const roundtrip = await interleaved(
+      runs,
+      20,
+      async (n) => {
+        const times: number[] = [];
+        for (let i = 0; i < n; i++) {
+          const t = process.hrtime.bigint();
+          await run(client, '1+1');
+          times.push(ms(t));
+        }
+        return times;
+      },
+      (n) => jc.roundtrips(n),
+    );
 
     // New session to first result: cold (no pool) against pooled.
     const coldClient = (await cold.connect()).client;
@@ -150,9 +165,17 @@ export async function runMcpBench(python: string, runs = 200): Promise<McpBench>
     const poolMemory = ((poolStatus.structuredContent?.warm_pool ?? []) as { memory_bytes: number }[]).reduce((n, p) => n + p.memory_bytes, 0);
 
     const before = memoryOf(daemon.pid()).peak;
-    const t = process.hrtime.bigint();
-    const big = await run(client, "import sys\nline = 'x' * 99 + '\\n'\nfor _ in range(100_000): sys.stdout.write(line)");
-    const output = ms(t) / 1000;
+    let big: Result | undefined;
+    const output = await interleaved(
+      5,
+      1,
+      async () => {
+        const t = process.hrtime.bigint();
+        big = await run(client, OUTPUT_10MB);
+        return [ms(t) / 1000];
+      },
+      async () => [await jc.output()],
+    );
     const after = memoryOf(daemon.pid()).peak;
 
     // A shim that has to start the daemon itself.
@@ -161,7 +184,9 @@ export async function runMcpBench(python: string, runs = 200): Promise<McpBench>
     fresh.stop();
 
     return {
-      roundtrip_ms: roundtrip,
+      roundtrip_ms: roundtrip.ours,
+      baseline_roundtrip_ms: roundtrip.theirs,
+      baseline_output_10mb_s: output.theirs,
       shim_initialize_ms: shim,
       shim_cold_initialize_ms: coldShim.ms,
       daemon_idle_rss: idle,
@@ -169,15 +194,16 @@ export async function runMcpBench(python: string, runs = 200): Promise<McpBench>
       new_session_pooled_ms: pooledTimes,
       crash_recovery_ms: crash,
       interrupt_ms: interrupt,
-      output_10mb_s: output,
+      output_10mb_s: output.ours,
       daemon_peak_before_output: before,
       daemon_peak_after_output: after,
-      output_reply_chars: big.content.reduce((n, c) => n + (c.text?.length ?? 0), 0),
+      output_reply_chars: big!.content.reduce((n, c) => n + (c.text?.length ?? 0), 0),
       pool_memory_bytes: poolMemory,
     };
   } finally {
     daemon.stop();
     cold.stop();
+    if (!baseline) await jc.close();
   }
 }
 

@@ -17,6 +17,7 @@ import { RemoteServer } from '../app/core/remote/server-registry.js';
 import { startJupyterServer } from '../app/core/remote/testing/jupyter-server.js';
 import { callHelper } from '../app/core/tools/python-bridge.js';
 import { median, ms, spread } from './stats.js';
+import { OUTPUT_10MB } from './kernel-engine.js';
 
 interface Side {
   start_ms: number[];
@@ -38,7 +39,6 @@ export interface RemoteBench {
   ratio_roundtrip: number;
 }
 
-const PRINT_10MB = "import sys\nline = 'x' * 99 + '\\n'\nfor _ in range(100_000): sys.stdout.write(line)";
 
 async function time<T>(run: () => Promise<T>): Promise<[number, T]> {
   const t = process.hrtime.bigint();
@@ -87,7 +87,7 @@ export async function runRemoteBench(python = process.env.PYTHON_SESSION_TEST_PY
         }
       }
       for (const name of ['local', 'remote'] as const) {
-        const [elapsed] = await time(() => kernels[name].execute(PRINT_10MB, { limits: { maxChars: 20_000 } }));
+        const [elapsed] = await time(() => kernels[name].execute(OUTPUT_10MB, { limits: { maxChars: 20_000 } }));
         sides[name].output_10mb_s = elapsed / 1000;
       }
     } finally {

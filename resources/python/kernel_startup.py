@@ -30,26 +30,36 @@ so nothing here appears among the user's variables.
    process, that prints after its cell ended would have its text shown as the
    next cell's. Threads remember the cell that started them, and each cell's
    child processes write into a pipe of that cell's own (fd 1 and 2 get a fresh
-   pipe at every execute_request); text whose cell is over is sent under that
-   cell, which the daemon, routing by parent, drops. The pipes are read with an
-   incremental, replacing UTF-8 decoder: ipykernel's own reader decodes every
-   1000 bytes strictly, and one invalid or split character ends it for good,
-   after which a child that fills the pipe blocks forever.
+   pipe at every execute_request, all read by one thread per stream); text
+   whose cell is over is sent under that cell, which the daemon, routing by
+   parent, drops. The pipes are read with an incremental, replacing UTF-8
+   decoder: ipykernel's own reader decodes every 1000 bytes strictly, and one
+   invalid or split character ends it for good, after which a child that
+   fills the pipe blocks forever.
 
 6. Bounded messages. ipykernel sends whatever accumulated in 0.2 s as one
    message, so one print of 50 MB, or a fast loop, makes a message of that
-   size. Text is passed on in pieces of at most a megabyte, flushing between
-   them, which also makes a runaway printer wait for the I/O thread.
+   size. Text is passed on in messages of about a megabyte (a long string is
+   cut into pieces, many short writes are sent once they add up), and a
+   runaway printer waits for the I/O thread to keep up.
 
 7. Text that cannot be encoded. A lone surrogate ('\\ud800') in printed
    text or in an error message makes ipykernel fail to pack the message: the
    output, or the whole execute_reply, is lost and the caller waits until its
    timeout. Such characters are sent as backslash escapes instead.
+
+8. Variable names, cheaply. Every run asks for the user's variable names (a
+   user_expressions entry; see app/core/kernel/user-names.ts) so that a crash
+   can say what it lost. IPython passes each such value through every display
+   formatter, about half a millisecond per run; this one entry is answered
+   directly, in the same form. Other kernels evaluate the same expression.
 """
 import codecs
+import collections
 import importlib.abc
 import importlib.util
 import os
+import selectors
 import stat
 import sys
 import threading
@@ -163,7 +173,8 @@ def _pending_chars(stream):
         return 0
 
 
-_PIECE = 1 << 20  # characters per stream message, at most (plus one write's worth)
+_PIECE = 1 << 20  # characters per stream message, about
+_HOLD = 1 << 16  # characters of short writes held back before ipykernel's write is called
 _ORIGIN = "_python_session_parent"  # on a Thread: the header of the request (cell) that started it
 _FDS = {"stdout": 1, "stderr": 2}
 
@@ -206,6 +217,107 @@ def _tolerate_unencodable_text(kernel):
 
     safe_pack._python_session = True
     session.pack = safe_pack
+
+
+def _flusher(stream):
+    """A flush that hands the buffer to the I/O thread without waiting for it to be sent.
+
+    OutStream.flush waits until the I/O thread has packed and sent the message, so a
+    writer flushing every megabyte would stop for each one. Here only one flush is in
+    flight at a time: the writer goes on while the last piece is sent, and waits for it
+    only at the next piece, which keeps messages near a piece and still makes a runaway
+    printer keep pace with the I/O thread.
+    """
+    in_flight = [None]  # set once the flush last handed over is done
+    pub = getattr(stream, "pub_thread", None)
+    send = getattr(stream, "_flush", None)
+    if pub is None or send is None or not hasattr(pub, "schedule"):
+        return stream.flush
+    timeout = getattr(stream, "flush_timeout", 10)
+
+    def flush_soon():
+        io_thread = getattr(pub, "thread", None)
+        if io_thread is None or not io_thread.is_alive() or io_thread.ident == threading.get_ident():
+            stream.flush()
+            return
+        previous = in_flight[0]
+        if previous is not None:
+            previous.wait(timeout)
+        done = threading.Event()
+        in_flight[0] = done
+        pub.schedule(send)
+        pub.schedule(done.set)
+
+    return flush_soon
+
+
+class _CellPipeReader:
+    """One thread that reads every cell's pipe for one stream (fd 1 or fd 2).
+
+    A pipe per cell keeps what a cell's child processes print with that cell, however
+    late they print it; one reader for all of them, woken through a pipe of its own,
+    keeps a new cell from paying for a thread start (most of a millisecond).
+    """
+
+    def __init__(self, stream, adopt, start_thread):
+        self.stream = stream
+        self.adopt = adopt
+        self.selector = selectors.DefaultSelector()
+        self.wake_read, self.wake_write = os.pipe()
+        os.set_blocking(self.wake_write, False)
+        self.selector.register(self.wake_read, selectors.EVENT_READ, None)
+        self.arrivals = collections.deque()
+        thread = threading.Thread(target=self.run, name="python-session-" + stream.name, daemon=True)
+        start_thread(thread)
+
+    def add(self, fd, header):
+        self.arrivals.append((fd, header))
+        try:
+            os.write(self.wake_write, b"\0")
+        except BlockingIOError:
+            pass  # the reader has wake-ups pending already
+
+    def run(self):
+        me = threading.current_thread()
+        while True:
+            try:
+                ready = self.selector.select()
+            except OSError:
+                continue  # EINTR on an old Python; nothing is lost
+            for key, _ in ready:
+                if key.data is None:
+                    self.take_arrivals()
+                else:
+                    self.pass_on(me, key)
+
+    def take_arrivals(self):
+        try:
+            os.read(self.wake_read, 4096)
+        except BlockingIOError:
+            pass
+        while self.arrivals:
+            fd, header = self.arrivals.popleft()
+            decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            self.selector.register(fd, selectors.EVENT_READ, (header, decoder))
+
+    def pass_on(self, me, key):
+        header, decoder = key.data
+        try:
+            data = os.read(key.fd, 65536)
+        except OSError:
+            data = b""
+        text = decoder.decode(data, final=not data)
+        if text:
+            # Sent as the cell's own text while it runs, under that cell once it is over.
+            setattr(me, _ORIGIN, header)
+            self.adopt(header)
+            try:
+                self.stream.write(text)
+            except Exception:
+                pass
+        if not data:
+            self.selector.unregister(key.fd)
+            os.close(key.fd)
 
 
 def _routing_mode(kernel, streams):
@@ -253,75 +365,157 @@ def _route_output():
                 except Exception:
                     pass
 
-    def pump(fd, stream, header):
-        adopt(header)
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        try:
-            while True:
-                data = os.read(fd, 65536)
-                text = decoder.decode(data, final=not data)
-                if text:
-                    stream.write(text)
-                if not data:
-                    break
-        except Exception:
-            pass
-        finally:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+    readers = {}
 
     def new_pipe(stream, header):
         # fd 1/2 now lead to a pipe of this cell's: children started from now on write there.
+        reader = readers.get(stream.name)
+        if reader is None:
+            reader = readers[stream.name] = _CellPipeReader(stream, adopt, start_thread)
         read_end, write_end = os.pipe()
         try:
             os.dup2(write_end, _FDS[stream.name])
         finally:
             os.close(write_end)
-        reader = threading.Thread(target=pump, args=(read_end, stream, header), name="python-session-" + stream.name, daemon=True)
-        setattr(reader, _ORIGIN, header)
-        start_thread(reader)
+        reader.add(read_end, header)
+
+    main_thread = threading.main_thread().ident
+    get_ident = threading.get_ident
+    current_thread = threading.current_thread
+    quarter = _PIECE // 4
+    last_written = None  # the stream written most recently: print order costs a flush only on a switch
+    releases = {}  # stream name -> its writer's release(): held text into ipykernel's buffer
+    holders = []  # writers that hold text back (turned off in a forked child)
+
+    def routed_writer(stream, other):
+        write = stream.write
+        # Holding short writes back is for ipykernel 6, where any thread may hand the held
+        # text on; ipykernel 7 ties text to the writing thread's cell.
+        holding = single and all(hasattr(stream, a) for a in ("_flush", "_schedule_flush", "flush"))
+        held = collections.deque()
+        held_chars = 0
+        unchecked = 0  # characters written since the buffer's size was last looked at
+        release_lock = threading.Lock()
+
+        def release():
+            # Held text goes into ipykernel's buffer, in order, from whichever thread asks.
+            if not held:
+                return
+            with release_lock:
+                parts = []
+                take = held.popleft
+                try:
+                    while True:
+                        parts.append(take())
+                except IndexError:
+                    pass
+                if parts:
+                    write("".join(parts))
+
+        if holding:
+            # Whatever sends the buffer (the 0.2 s timer, flush(), the end of a cell) sends held text too.
+            for method in ("_flush", "flush"):
+                original = getattr(stream, method)
+
+                def releasing(*args, _original=original, **kwargs):
+                    release()
+                    return _original(*args, **kwargs)
+
+                setattr(stream, method, releasing)
+            schedule_flush = stream._schedule_flush
+
+        flush_soon = _flusher(stream)
+
+        def stop_holding():
+            nonlocal holding
+            holding = False
+            held.clear()  # the parent process sends what it held
+
+        def switch():
+            nonlocal last_written
+            last_written = stream
+            # Print order: what the other stream holds goes first (never while holding a lock).
+            if other is not None:
+                releases[other.name]()
+                if _pending_chars(other):
+                    other.flush()
+
+        def write_under(piece, origin):
+            # Text from a thread whose cell is over goes out under that cell (ipykernel 6).
+            with stream._buffer_lock:  # no set_parent between the check and the append
+                mine = origin.get("msg_id") == current_id(stream)
+                if mine:
+                    write(piece)
+            if not mine:
+                send_under(stream, piece, origin)
+
+        def write_slowly(text):
+            # Another thread's text, or one longer than a piece.
+            if type(text) is not str:
+                return write(text)  # ipykernel's own error for what is not text
+            release()  # what the main thread printed before goes first
+            origin = getattr(current_thread(), _ORIGIN, None) if single else None
+            for i in range(0, len(text), _PIECE):
+                piece = text[i : i + _PIECE]
+                if origin is None:
+                    write(piece)
+                else:
+                    write_under(piece, origin)
+                if _pending_chars(stream) >= _PIECE:
+                    stream.flush()  # one long string: each piece is its own message
+            return len(text)
+
+        def routed_write(text):
+            # Runs for every print: the common case (the main thread, a short string,
+            # the same stream as last time) is kept to a few comparisons.
+            nonlocal unchecked, held_chars, last_written
+            if last_written is not stream:
+                switch()
+            try:
+                size = len(text)
+            except TypeError:
+                return write(text)  # ipykernel's own error for what is not text
+            if size > _PIECE or (single and get_ident() != main_thread) or type(text) is not str:
+                return write_slowly(text)
+            if holding:
+                # ipykernel's write costs about a microsecond (a lock, a getpid, a timer
+                # check); a loop of short prints is held here and handed on in one write.
+                held.append(text)
+                held_chars += size
+                if held_chars >= _HOLD:
+                    held_chars = 0
+                    release()
+                    if _pending_chars(stream) >= _PIECE:
+                        flush_soon()
+                elif len(held) == 1:
+                    schedule_flush()  # held text is sent within the usual 0.2 s
+                return size
+            write(text)
+            # A message holds about a piece at most: the buffer is looked at once a quarter
+            # piece has been written, not at every write.
+            unchecked += size
+            if unchecked >= quarter:
+                unchecked = 0
+                if _pending_chars(stream) >= _PIECE:
+                    flush_soon()
+            return size
+
+        routed_write._python_session_original = write
+        releases[stream.name] = release
+        holders.append(stop_holding)
+        return routed_write
 
     for name, stream in streams.items():
         other = streams.get("stderr" if name == "stdout" else "stdout")
-        write = stream.write
         captures_fds = mode is not None and getattr(stream, "_fid", None) is not None
-
-        def flush_other(_other=other):
-            # Print order: what the other stream holds goes first (never while holding a lock).
-            if _other is not None and _pending_chars(_other):
-                _other.flush()
-
-        def routed_write(text, _write=write, _self=stream, _flush_other=flush_other):
-            if not isinstance(text, str) or len(text) <= _PIECE:
-                pieces = (text,)
-            else:
-                pieces = [text[i : i + _PIECE] for i in range(0, len(text), _PIECE)]
-            origin = getattr(threading.current_thread(), _ORIGIN, None) if single else None
-            for piece in pieces:
-                _flush_other()
-                if origin is None:
-                    _write(piece)
-                else:
-                    with _self._buffer_lock:  # no set_parent between the check and the append
-                        mine = origin.get("msg_id") == current_id(_self)
-                        if mine:
-                            _write(piece)
-                    if not mine:
-                        send_under(_self, piece, origin)
-                        continue
-                if _pending_chars(_self) >= _PIECE:
-                    _self.flush()
-            return len(text) if isinstance(text, str) else None
-
-        stream.write = routed_write
+        stream.write = routed_writer(stream, other)
 
         if mode is not None:
             set_parent = stream.set_parent
 
             def routed_set_parent(parent, _set=set_parent, _self=stream, _captures=captures_fds):
                 if single:
+                    releases[_self.name]()  # held text belongs to the request before
                     with _self._buffer_lock:
                         previous = _self.parent_header
                         pending = _self._flush_buffer()  # written under the request before: send it under that one
@@ -339,6 +533,18 @@ def _route_output():
 
             stream.set_parent = routed_set_parent
         stream._python_session_routed = True
+
+    if holders and hasattr(os, "register_at_fork"):
+
+        def before_fork():
+            # Sent before the child exists: it would print ahead of it, or print it twice.
+            for stream in streams.values():
+                releases[stream.name]()
+                if _pending_chars(stream):
+                    stream.flush()
+
+        # A forked child writes straight through: it has no I/O thread of its own to send held text.
+        os.register_at_fork(before=before_fork, after_in_child=lambda: [stop() for stop in holders])
 
     if mode is not None:
 
@@ -376,8 +582,37 @@ def _quiet_interrupt_artifact():
     )
 
 
+_NAMES_KEY = "__python_session_names__"  # the user_expressions key of app/core/kernel/user-names.ts
+
+
+def _answer_names_directly():
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    except Exception:
+        return
+    evaluate = getattr(shell, "user_expressions", None)
+    if evaluate is None or getattr(evaluate, "_python_session", False):
+        return
+
+    def user_expressions(expressions):
+        if _NAMES_KEY not in expressions:
+            return evaluate(expressions)
+        others = {key: value for key, value in expressions.items() if key != _NAMES_KEY}
+        answers = evaluate(others) if others else {}
+        hidden = shell.user_ns_hidden
+        names = [name for name in shell.user_ns if name[:1] != "_" and name not in hidden][:500]
+        answers[_NAMES_KEY] = {"status": "ok", "data": {"text/plain": repr(" ".join(names))}, "metadata": {}}
+        return answers
+
+    user_expressions._python_session = True
+    shell.user_expressions = user_expressions
+
+
 _start_lifeline()
 _cap_memory()
 _remember_closed_figures()
 _quiet_interrupt_artifact()
 _route_output()
+_answer_names_directly()

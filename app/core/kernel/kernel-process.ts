@@ -84,7 +84,7 @@ export class KernelProcess extends EventEmitter {
   static launch(options: LaunchOptions): KernelProcess {
     const log = new KernelLog(options.log);
     const args = ['-m', 'ipykernel_launcher', '-f', options.connectionFile];
-    args.push(`--IPKernelApp.exec_lines=${startupLine()}`);
+    args.push(`--IPKernelApp.exec_lines=${startupLine()}`, '--HistoryManager.enabled=False');
     args.push(...(options.extraArgs ?? []));
     const child = spawn(options.interpreter, args, {
       cwd: options.cwd,

@@ -40,6 +40,26 @@ describe('a kernel we start', () => {
     assert.equal(outputText(result.outputs), "one\ntwo\n<IPython.core.display.HTML object>\nfour\n'five'\n");
   });
 
+  test('what a thread and a forked child print keeps its place among the main thread\'s prints, once', async () => {
+    const threaded = await kernel.execute("import threading\nprint('a')\nt = threading.Thread(target=lambda: print('b'))\nt.start(); t.join()\nprint('c')");
+    assert.equal(outputText(threaded.outputs), 'a\nb\nc\n');
+    const forked = await kernel.execute(
+      "import os, sys\nprint('before')\npid = os.fork()\nif pid == 0:\n    print('child'); sys.stdout.flush(); os._exit(0)\nos.waitpid(pid, 0)\nprint('after')",
+    );
+    assert.equal(outputText(forked.outputs), 'before\nchild\nafter\n');
+  });
+
+  test('a loop of short prints arrives whole and in order; a slow printer\'s lines arrive while it runs', async () => {
+    const many = await kernel.execute("for i in range(50_000): print(i)", { limits: { maxChars: 10_000_000 } });
+    assert.equal(outputText(many.outputs), Array.from({ length: 50_000 }, (_, i) => `${i}\n`).join(''));
+    const messages: string[] = [];
+    await kernel.execute("import time\nfor i in range(3):\n    print(i)\n    time.sleep(0.7)", {
+      onOutput: (output) => void (output.type === 'stream' && messages.push(output.text)),
+    });
+    assert.equal(messages.join(''), '0\n1\n2\n');
+    assert.equal(messages.length, 3, `each line is sent while the loop sleeps, not held to the end (${JSON.stringify(messages)})`);
+  });
+
   test('errors name the line in the cell and keep what was printed before', async () => {
     const result = await kernel.execute("print('before')\nundefined_name");
     assert.equal(result.status, 'error');

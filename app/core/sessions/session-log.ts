@@ -3,7 +3,7 @@
  * appended synchronously before the reply leaves, so a daemon crash loses
  * nothing that was answered. Images are referenced by their figure files.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface LogOutput {
@@ -44,6 +44,11 @@ export class SessionLogError extends Error {
 export class SessionLog {
   readonly path: string;
   private nextId: number;
+  /** The log, open for appending while the session lives (an open and a close per run cost more than the write). */
+  private fd: number | null = null;
+  /** Bytes in the log: where a torn write is cut back to. */
+  private size = 0;
+  private closed = false;
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -53,20 +58,58 @@ export class SessionLog {
 
   append(entry: Omit<LogEntry, 'id'>): LogEntry {
     const full = { id: this.nextId++, ...entry };
-    let size = 0;
+    const line = Buffer.from(`${JSON.stringify(full)}\n`);
     try {
-      size = existsSync(this.path) ? statSync(this.path).size : 0;
-      appendFileSync(this.path, `${JSON.stringify(full)}\n`, { mode: 0o600 });
-    } catch (error) {
-      // A disk that filled up part way leaves a torn line, which would swallow the next entry too.
+      const fd = this.open();
       try {
-        if (statSync(this.path).size > size) truncateSync(this.path, size);
-      } catch {
-        /* nothing written, or nothing we can undo */
+        for (let written = 0; written < line.length; ) written += writeSync(fd, line, written);
+        this.size += line.length;
+      } catch (error) {
+        // A disk that filled up part way leaves a torn line, which would swallow the next entry too.
+        try {
+          ftruncateSync(fd, this.size);
+        } catch {
+          /* nothing written, or nothing we can undo */
+        }
+        throw error;
       }
+      if (this.closed) this.release();
+    } catch (error) {
+      this.release(); // the next run opens it afresh: the folder or the disk may have recovered
       throw new SessionLogError(this.path, full, error);
     }
     return full;
+  }
+
+  /** Lets go of the file; a run that still ends afterwards is appended all the same. */
+  close(): void {
+    this.closed = true;
+    this.release();
+  }
+
+  private open(): number {
+    // A log deleted while open would take every later run with it: open it again by its path.
+    if (this.fd !== null && fstatSync(this.fd).nlink > 0) return this.fd;
+    this.release();
+    const fd = openSync(this.path, 'a', 0o600);
+    try {
+      this.size = fstatSync(fd).size;
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    this.fd = fd;
+    return fd;
+  }
+
+  private release(): void {
+    if (this.fd === null) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      /* already gone */
+    }
+    this.fd = null;
   }
 
   /** All entries; a torn last line (crash mid-write) is skipped. */

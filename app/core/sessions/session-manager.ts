@@ -269,6 +269,7 @@ export class SessionManager extends EventEmitter {
     const session = this.get(name);
     this.sessions.delete(name);
     await session.kernel.shutdown();
+    session.log.close();
     const interpreter = session.interpreter?.path;
     if (interpreter && !this.list().some((s) => s.interpreter?.path === interpreter)) this.pool.drop(interpreter);
     this.emit('removed', session);
