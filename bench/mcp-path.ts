@@ -161,6 +161,7 @@ export async function runMcpBench(python: string, runs = 200, baseline?: Jupyter
       interrupt.push(ms(t));
     }
 
+    await waitForPool(client); // its memory, once refilled after the crashes above
     const poolStatus = (await client.callTool({ name: 'python_status', arguments: {} })) as Result;
     const poolMemory = ((poolStatus.structuredContent?.warm_pool ?? []) as { memory_bytes: number }[]).reduce((n, p) => n + p.memory_bytes, 0);
 

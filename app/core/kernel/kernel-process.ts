@@ -84,6 +84,9 @@ export class KernelProcess extends EventEmitter {
   static launch(options: LaunchOptions): KernelProcess {
     const log = new KernelLog(options.log);
     const args = ['-m', 'ipykernel_launcher', '-f', options.connectionFile];
+    // IPython's history stays in memory (In, Out, %history work): the code a model runs does not
+    // belong in the user's own ~/.ipython history, kernels do not contend for its SQLite lock,
+    // and each cell is spared a write (the session log keeps every run).
     args.push(`--IPKernelApp.exec_lines=${startupLine()}`, '--HistoryManager.enabled=False');
     args.push(...(options.extraArgs ?? []));
     const child = spawn(options.interpreter, args, {

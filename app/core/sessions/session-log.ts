@@ -3,7 +3,7 @@
  * appended synchronously before the reply leaves, so a daemon crash loses
  * nothing that was answered. Images are referenced by their figure files.
  */
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface LogOutput {
@@ -91,9 +91,14 @@ export class SessionLog {
     // A log deleted while open would take every later run with it: open it again by its path.
     if (this.fd !== null && fstatSync(this.fd).nlink > 0) return this.fd;
     this.release();
-    const fd = openSync(this.path, 'a', 0o600);
+    const fd = openSync(this.path, 'a+', 0o600);
     try {
       this.size = fstatSync(fd).size;
+      // A daemon killed mid-write left a torn last line: end it, or it would swallow the next entry.
+      const last = Buffer.alloc(1);
+      if (this.size > 0 && readSync(fd, last, 0, 1, this.size - 1) === 1 && last[0] !== 0x0a) {
+        this.size += writeSync(fd, '\n');
+      }
     } catch (error) {
       closeSync(fd);
       throw error;
