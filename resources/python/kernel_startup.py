@@ -388,7 +388,9 @@ def _route_output():
     holders = []  # writers that hold text back (turned off in a forked child)
 
     def routed_writer(stream, other):
-        write = stream.write
+        # ipykernel's own write, not whatever the attribute holds now: IPython 9 swaps in a
+        # wrapper for the length of each cell (its output history), this one included.
+        write = type(stream).write.__get__(stream)
         # Holding short writes back is for ipykernel 6, where any thread may hand the held
         # text on; ipykernel 7 ties text to the writing thread's cell.
         holding = single and all(hasattr(stream, a) for a in ("_flush", "_schedule_flush", "flush"))
@@ -508,12 +510,18 @@ def _route_output():
     for name, stream in streams.items():
         other = streams.get("stderr" if name == "stdout" else "stdout")
         captures_fds = mode is not None and getattr(stream, "_fid", None) is not None
-        stream.write = routed_writer(stream, other)
+        writer = stream.write = routed_writer(stream, other)
 
         if mode is not None:
             set_parent = stream.set_parent
 
-            def routed_set_parent(parent, _set=set_parent, _self=stream, _captures=captures_fds):
+            def routed_set_parent(parent, _set=set_parent, _self=stream, _captures=captures_fds, _writer=writer):
+                # IPython 9 puts back, after each cell, the write it found when the cell began;
+                # this file runs inside such a cell (exec_lines), so at the first request the
+                # plain method is back in place of ours.
+                current = vars(_self).get("write")
+                if current is None or getattr(current, "__func__", None) is type(_self).write:
+                    _self.write = _writer
                 if single:
                     releases[_self.name]()  # held text belongs to the request before
                     with _self._buffer_lock:

@@ -60,6 +60,15 @@ describe('a kernel we start', () => {
     assert.equal(messages.length, 3, `each line is sent while the loop sleeps, not held to the end (${JSON.stringify(messages)})`);
   });
 
+  test('print order holds after something puts ipykernel\'s plain write back (IPython 9 does, after the cell this kernel starts with)', async () => {
+    await kernel.execute('import sys\nfor s in (sys.stdout, sys.stderr): s.write = type(s).write.__get__(s)');
+    const result = await kernel.execute("import sys\nprint('one')\nsys.stderr.write('two\\n')\nprint('three')");
+    assert.deepEqual(
+      result.outputs.map((o) => (o.type === 'stream' ? `${o.name}:${o.text}` : o.type)),
+      ['stdout:one\n', 'stderr:two\n', 'stdout:three\n'],
+    );
+  });
+
   test('errors name the line in the cell and keep what was printed before', async () => {
     const result = await kernel.execute("print('before')\nundefined_name");
     assert.equal(result.status, 'error');
