@@ -135,7 +135,7 @@ export const SHORTCUTS = [
   ['j / k', 'Next / previous session'],
   ['l / f', 'Show the log / the figures'],
   ['g', 'Jump to the newest run'],
-  ['1 2 3', 'Sessions / Interpreters / Clients'],
+  ['1 2 3 4', 'Sessions / Interpreters / Clients / Servers'],
   ['t', 'Switch theme (system, light, dark)'],
   ['?', 'This help'],
   ['Esc', 'Close a dialog, clear the search'],

@@ -10,6 +10,10 @@ import { interrupt, timer } from './sessions.js';
 import { collapsible, toast } from './ui.js';
 
 const PAGE = 50;
+/** How long a run that ended waits for its log entry to take its place before it goes anyway. */
+const ENDING_MS = 10_000;
+/** The live output box follows new text while its bottom is within this many pixels. */
+const STICK_PX = 24;
 const STATUS_LABEL = { error: 'error', aborted: 'aborted', died: 'kernel died', timeout: 'timed out' };
 
 export class LogView {
@@ -196,6 +200,7 @@ export class LogView {
 
   /** The log is visible again (tab or view switched back): keep following if it was. */
   onShown() {
+    for (const pre of this.feed.querySelectorAll('.live-text[data-follow="true"]')) pre.scrollTop = pre.scrollHeight;
     if (this.follow) this.log.scrollTop = this.log.scrollHeight;
   }
 
@@ -220,14 +225,22 @@ export class LogView {
       this.held.push(entry);
       return;
     }
-    this.feed.querySelector('.entry-running')?.remove();
+    // The run that just ended is still on screen with what it printed so far: the finished
+    // entry takes its place, so the log does not jump.
+    const ended = this.feed.querySelector('.entry-running.entry-ending') ?? this.feed.querySelector('.entry-running');
     const matches = !this.query || this.matches(entry);
     const status = STATUS_LABEL[entry.status];
     this.announce(`Run ${entry.executionCount ?? ''} from ${entry.client} finished${status ? `: ${status}` : ''}${entry.error ? `, ${entry.error.ename}` : ''}.`);
-    if (!matches || this.entries.has(entry.id)) return;
+    if (!matches || this.entries.has(entry.id)) {
+      ended?.remove();
+      this.showRunning();
+      return;
+    }
     const follow = this.follow;
     if (this.entries.size === 0) this.feed.querySelector('.log-top')?.replaceWith(h('p', { class: 'log-top log-start' }, 'Start of the session log.'));
-    this.feed.append(this.renderEntry(entry));
+    const rendered = this.renderEntry(entry);
+    if (ended) ended.replaceWith(rendered);
+    else this.feed.append(rendered);
     this.total++;
     this.updateCount();
     this.showRunning();
@@ -246,17 +259,21 @@ export class LogView {
 
   showRunning() {
     const s = store.sessions.get(this.session);
-    const current = this.feed.querySelector('.entry-running');
+    const current = this.feed.querySelector('.entry-running:not(.entry-ending)');
     if (!s?.running) {
-      current?.remove();
+      // The session is idle again and the run's log entry is on its way: keep what it printed
+      // in view until the entry replaces it. A session that went away takes its run with it.
+      if (current && s) this.ending(current);
+      else current?.remove();
       return;
     }
     if (current && Number(current.dataset.since) === s.running.since) {
       if (current !== this.feed.lastElementChild) this.feed.append(current); // a page arrived after it
+      this.showOutput(current, s.running.output);
       return;
     }
     current?.remove();
-    this.feed.append(
+    const article = this.feed.appendChild(
       h(
         'article',
         { class: 'entry entry-running', dataset: { since: String(s.running.since) }, 'aria-label': 'Running now' },
@@ -272,6 +289,72 @@ export class LogView {
         this.codeBlock(s.running.code),
       ),
     );
+    this.showOutput(article, s.running.output);
+  }
+
+  /** A run entry whose run has ended: frozen, and gone if its log entry does not come. */
+  ending(article) {
+    article.classList.add('entry-ending');
+    article.setAttribute('aria-label', 'Finishing');
+    article.querySelector('.entry-head .timer')?.classList.remove('timer'); // the page's tick stops it
+    article.querySelector('.entry-head button')?.remove();
+    setTimeout(() => article.remove(), ENDING_MS);
+  }
+
+  /**
+   * What the running cell has printed so far (the daemon sends the latest part of it, a few times
+   * a second): new text is appended, text the daemon no longer sends is dropped from the front,
+   * and the box stays scrolled to the newest line unless the person scrolled up in it. Output is
+   * untrusted: it only ever becomes text nodes.
+   */
+  showOutput(article, output) {
+    let box = article.querySelector('.live-output');
+    if (!output || (output.total === 0 && output.rich === 0)) {
+      box?.remove();
+      return;
+    }
+    if (!box) {
+      box = h(
+        'div',
+        { class: 'outputs live-output' },
+        h('p', { class: 'out omitted live-cut', hidden: true }),
+        h('pre', { class: 'live-text', dataset: { start: '0', end: '0', follow: 'true' } }),
+        h('p', { class: 'out omitted live-rich', hidden: true }),
+      );
+      const text = box.querySelector('.live-text');
+      // Follows new text until the person scrolls up in it, and again once they are back at the
+      // bottom. Decided on scrolling, not on each update: a hidden box (the Figures tab) has no
+      // height to measure.
+      text.addEventListener('scroll', () => {
+        if (text.clientHeight) text.dataset.follow = String(text.scrollHeight - text.scrollTop - text.clientHeight < STICK_PX);
+      });
+      article.append(box);
+    }
+    const pre = box.querySelector('.live-text');
+    const start = Number(pre.dataset.start);
+    const end = Number(pre.dataset.end);
+    if (output.cut <= end && output.total >= end && output.cut >= start) {
+      // What is shown continues into what was sent: add the new part, drop what fell off the front.
+      trimFront(pre, output.cut - start);
+      let at = output.cut;
+      for (const chunk of output.chunks) {
+        const from = Math.max(0, end - at);
+        if (from < chunk.text.length) appendText(pre, chunk.name, chunk.text.slice(from));
+        at += chunk.text.length;
+      }
+    } else {
+      pre.replaceChildren(...output.chunks.map((c) => h('span', { class: `out ${c.name}` }, c.text)));
+    }
+    pre.dataset.start = String(output.cut);
+    pre.dataset.end = String(output.total);
+    pre.hidden = output.total === 0;
+    const cut = box.querySelector('.live-cut');
+    cut.hidden = output.cut === 0;
+    cut.textContent = output.cut ? `${plural(output.cut, 'earlier character')} not shown while it runs; the finished run keeps all of its output.` : '';
+    const rich = box.querySelector('.live-rich');
+    rich.hidden = output.rich === 0;
+    rich.textContent = output.rich ? `${plural(output.rich, 'figure or displayed value', 'figures or displayed values')} so far, shown when the run ends.` : '';
+    if (pre.dataset.follow === 'true') pre.scrollTop = pre.scrollHeight;
   }
 
   matches(entry) {
@@ -373,5 +456,27 @@ export class LogView {
       h('p', { class: 'error-line' }, h('strong', {}, ename), evalue ? `: ${evalue}` : ''),
       traceback ? h('details', { class: 'traceback' }, h('summary', {}, 'Traceback'), h('pre', {}, traceback)) : null,
     );
+  }
+}
+
+/** Adds text from one stream at the end, joined to the last piece when it is the same stream. */
+function appendText(pre, name, text) {
+  const last = pre.lastElementChild;
+  if (last?.classList.contains(name)) last.append(text);
+  else pre.append(h('span', { class: `out ${name}` }, text));
+}
+
+/** Drops the first n characters of the shown output. */
+function trimFront(pre, n) {
+  while (n > 0 && pre.firstChild) {
+    const node = pre.firstChild;
+    const length = node.textContent.length;
+    if (length <= n) {
+      node.remove();
+      n -= length;
+    } else {
+      node.textContent = node.textContent.slice(n);
+      n = 0;
+    }
   }
 }

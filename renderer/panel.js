@@ -8,11 +8,12 @@ import { openConnect, openHelp, openNewSession } from './dialogs.js';
 import { Gallery } from './figures.js';
 import { InterpretersView } from './interpreters.js';
 import { LogView } from './log.js';
+import { ServersView } from './servers.js';
 import { initSessions, interrupt, removeSession, updateSession } from './sessions.js';
 import { emit, store } from './store.js';
 import { toast } from './ui.js';
 
-const VIEWS = ['sessions', 'interpreters', 'clients'];
+const VIEWS = ['sessions', 'interpreters', 'clients', 'servers'];
 
 const announcer = $('#announcer');
 const gallery = new Gallery({ grid: $('#gallery'), count: $('#figure-count'), dialog: $('#dialog-figure') });
@@ -27,6 +28,7 @@ const log = new LogView({
 });
 const interpreters = new InterpretersView({ summary: $('#interp-summary'), rows: $('#interp-rows'), rescan: $('#rescan'), count: $('#interp-count') });
 const clients = new ClientsView({ list: $('#client-list') });
+const servers = new ServersView({ rows: $('#server-rows'), count: $('#servers-count'), form: $('#server-form'), error: $('#server-form-error'), note: $('#server-form-note') });
 
 // ---- what is shown -------------------------------------------------------------------------
 
@@ -42,6 +44,7 @@ function setView(view, { updateHash = true } = {}) {
   if (view === 'sessions' && store.tab === 'log') log.onShown();
   if (view === 'interpreters') void interpreters.load();
   if (view === 'clients') void clients.load();
+  if (view === 'servers') void servers.load();
   if (updateHash) writeHash();
 }
 
@@ -155,6 +158,9 @@ connectEvents(
     clients() {
       if (clients.data) void clients.load(true);
     },
+    servers() {
+      if (servers.data) void servers.load(true);
+    },
   },
   (status) => {
     store.status = status;
@@ -232,6 +238,7 @@ document.addEventListener('keydown', (event) => {
     case '1':
     case '2':
     case '3':
+    case '4':
       return go(() => setView(VIEWS[Number(event.key) - 1]));
     case 't':
       return go(cycleTheme);

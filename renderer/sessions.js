@@ -36,6 +36,17 @@ function uptime(startedAt) {
   return h('span', { dataset: { uptime: String(startedAt) } }, duration(Date.now() - startedAt));
 }
 
+/** Where a session's kernel runs, from the daemon's `server` field: "on lab", or "local · <interpreter>". */
+function whereLabel(s) {
+  if (s.server) return `on ${s.server}`;
+  return s.interpreter ? `local · ${s.interpreter}` : 'local';
+}
+
+function where(s) {
+  // The full text in the tooltip: a long interpreter path is cut short in the sidebar.
+  return h('span', { class: 'session-where', title: s.interpreter ?? '', dataset: { where: s.server ? 'remote' : 'local' } }, whereLabel(s));
+}
+
 function renderList(select) {
   const items = [];
   const names = [...new Set([...store.sessions.keys(), ...store.pending.keys()])].sort((a, b) => (a === 'default' ? -1 : b === 'default' ? 1 : a.localeCompare(b)));
@@ -43,7 +54,7 @@ function renderList(select) {
     const s = store.sessions.get(name);
     const state = s?.state ?? 'starting';
     const meta = s
-      ? [s.pid ? `pid ${s.pid}` : s.owned ? null : 'attached', bytes(s.memoryBytes), s.startedAt ? uptime(s.startedAt) : null].filter(Boolean)
+      ? [s.pid ? `pid ${s.pid}` : s.owned ? null : 'attached', s.memoryBytes === null ? null : bytes(s.memoryBytes), s.startedAt ? uptime(s.startedAt) : null].filter(Boolean)
       : ['starting…'];
     items.push(
       h(
@@ -58,6 +69,7 @@ function renderList(select) {
             onclick: () => select(name),
           },
           h('span', { class: 'session-line' }, h('span', { class: 'session-name' }, name), stateBadge(state), s?.running ? timer(s.running.since) : null),
+          s ? where(s) : null,
           h('span', { class: 'session-meta' }, ...meta.flatMap((m, i) => (i ? [' · ', m] : [m]))),
         ),
       ),
@@ -102,6 +114,7 @@ function renderHeader(openNewSession) {
       [h('span', { class: 'path' }, s.interpreter ?? 'unknown'), s.pythonVersion ? ` · Python ${s.pythonVersion}` : '', s.interpreterReason ? h('span', { class: 'fact-note' }, s.interpreterReason) : null],
       'wide',
     ],
+    ['Where', s.server ? `on ${s.server}` : 'local'],
     ['PID', s.pid ?? (s.owned ? '—' : 'attached')],
     ['Memory', bytes(s.memoryBytes)],
     ['Up', s.startedAt ? uptime(s.startedAt) : '—'],

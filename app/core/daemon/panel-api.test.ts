@@ -1,7 +1,9 @@
 /** The panel's JSON API and event stream against a real kernel. */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServices, type DaemonServices } from '../mcp/server.js';
@@ -47,6 +49,7 @@ describe('panel API', () => {
     assert.equal(started.data.session.name, 'a');
     assert.equal(started.data.session.state, 'idle');
     assert.equal(started.data.session.interpreter, TEST_PYTHON);
+    assert.equal(started.data.session.server, null, 'a local kernel runs on no server');
     assert.ok(started.data.session.pid > 0);
     const again = await call('POST', '/api/sessions', { name: 'a' });
     assert.equal(again.status, 400);
@@ -161,5 +164,199 @@ describe('panel API', () => {
     const removed = await call('POST', '/api/clients/cursor/unregister');
     assert.equal(removed.data.client.registered, false);
     assert.equal((await call('POST', '/api/clients/notepad/register')).status, 404);
+  });
+});
+
+/**
+ * A stand-in for a Jupyter Server's two read endpoints: it answers only the right token, and
+ * echoes whatever Authorization it got in its refusal, as a careless server might.
+ */
+async function fakeJupyter(token: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const sent = req.headers.authorization ?? '';
+    if (sent !== `token ${token}`) {
+      res.writeHead(403, { 'Content-Type': 'application/json' });
+      return void res.end(JSON.stringify({ message: `Forbidden: ${sent}` }));
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    if (req.url === '/api/kernelspecs') res.end(JSON.stringify({ default: 'python3', kernelspecs: { python3: { name: 'python3', spec: { display_name: 'Python 3', language: 'python' } } } }));
+    else if (req.url === '/api/kernels') res.end('[]');
+    else res.end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A port nothing listens on (taken, then freed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('panel API: remote Jupyter servers', () => {
+  const TOKEN = 'sekrit-3c1e9a7f52b04d6e8a1f';
+  const WRONG = 'wrong-77aa01bb22cc33dd44ee';
+  let stateDir: string;
+  let services: DaemonServices;
+  let panel: PanelServer;
+  let jupyter: Awaited<ReturnType<typeof fakeJupyter>>;
+  /** Everything the panel's event stream carried while these tests ran. */
+  let streamed = '';
+  const abort = new AbortController();
+  /** Every answer's raw text, to check that no token ever left in one. */
+  const answers: string[] = [];
+
+  /** A raw request, so Origin and Content-Type can be anything. */
+  const send = (method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; data: any; text: string }>((resolve, reject) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: panel.port,
+          path,
+          method,
+          headers: { host: `127.0.0.1:${panel.port}`, authorization: `Bearer ${panel.token}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}), ...headers },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => {
+            answers.push(text);
+            resolve({ status: res.statusCode ?? 0, data: JSON.parse(text), text });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(method === 'POST' ? JSON.stringify(body ?? {}) : undefined);
+    });
+  const saved = () => readFileSync(join(stateDir, 'servers.json'), 'utf8');
+
+  before(async () => {
+    stateDir = mkdtempSync(join(tmpdir(), 'ps-panel-servers-'));
+    services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON, PYTHON_MCP_POOL_SIZE: '0' } });
+    panel = await startPanelServer({ services, registration: { home: join(stateDir, 'home'), env: {} } });
+    jupyter = await fakeJupyter(TOKEN);
+    const res = await fetch(new URL('api/events', panel.baseUrl), { headers: { Authorization: `Bearer ${panel.token}` }, signal: abort.signal });
+    void (async () => {
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) streamed += decoder.decode(chunk, { stream: true });
+      } catch {
+        /* aborted */
+      }
+    })();
+  });
+  after(async () => {
+    abort.abort();
+    await panel.close();
+    await services.shutdown();
+    await jupyter.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  test('adds a server, checks it answers, and never returns its token', async () => {
+    assert.deepEqual((await send('GET', '/api/servers')).data, { servers: [] });
+    const added = await send('POST', '/api/servers', { name: 'lab', url: jupyter.url, token: TOKEN });
+    assert.equal(added.status, 200, added.text);
+    assert.deepEqual({ ...added.data.server, addedAt: typeof added.data.server.addedAt }, { name: 'lab', url: jupyter.url, hasToken: true, addedAt: 'string' });
+    assert.deepEqual(added.data.check, { reachable: true, error: null, defaultKernel: 'python3', kernelspecs: ['python3'], kernels: 0, kernelsHidden: null });
+    assert.match(added.data.message, /^Added "lab" \(token saved, owner-only\)\. It answers: kernelspecs python3\.$/);
+    assert.ok(saved().includes(TOKEN), 'the token is stored, in servers.json');
+
+    const listed = await send('GET', '/api/servers');
+    assert.deepEqual(listed.data.servers.map((s: { name: string; hasToken: boolean }) => [s.name, s.hasToken]), [['lab', true]]);
+    const checked = await send('GET', '/api/servers/lab/check');
+    assert.equal(checked.data.check.reachable, true);
+    for (const text of answers) assert.ok(!text.includes(TOKEN), `the token left in: ${text}`);
+  });
+
+  test('refuses bad input with a message that says what to fix, and saves nothing', async () => {
+    const cases: [unknown, number, RegExp][] = [
+      [{ name: 'pasted', url: `http://[lab/?token=${TOKEN}` }, 400, /is not a URL/],
+      [{ name: 'ftp', url: 'ftp://example.org/' }, 400, /starts with http:\/\/ or https:\/\//],
+      [{ name: 'creds', url: `http://me:${TOKEN}@example.org/` }, 400, /not in the URL as user:password@/],
+      [{ name: 'a b', url: jupyter.url }, 400, /cannot name a server/],
+      [{ name: 'local', url: jupyter.url }, 400, /cannot name a server.*not "local"/],
+      [{ name: 'lab2', url: jupyter.url, token: 'two words' }, 400, /token contains spaces/],
+      [{ name: 'lab2', url: jupyter.url, token: 42 }, 400, /token must be a string/],
+      [{ name: 'lab2' }, 400, /Give the server's URL/],
+      [{ url: jupyter.url }, 400, /Give the server a name/],
+      [{ name: 'lab', url: 'http://elsewhere.example/', token: WRONG }, 409, /A server named "lab" already exists \(http:\/\/127\.0\.0\.1:\d+\/\)/],
+    ];
+    for (const [body, status, message] of cases) {
+      const res = await send('POST', '/api/servers', body);
+      assert.equal(res.status, status, `${JSON.stringify(body)}: ${res.text}`);
+      assert.match(res.data.error, message);
+    }
+    assert.deepEqual((await send('GET', '/api/servers')).data.servers.map((s: { name: string; url: string }) => [s.name, s.url]), [['lab', jupyter.url]], 'nothing else saved, "lab" unchanged');
+    assert.ok(!saved().includes(WRONG));
+    assert.equal((await send('GET', '/api/servers/nope/check')).status, 404);
+    for (const text of answers) assert.ok(!text.includes(TOKEN), `the token left in: ${text}`);
+  });
+
+  test('a server that refuses the token or does not answer is saved, and the answer says why', async () => {
+    const refused = await send('POST', '/api/servers', { name: 'wrong-token', url: jupyter.url, token: WRONG });
+    assert.equal(refused.status, 200, refused.text);
+    assert.equal(refused.data.check.reachable, false);
+    assert.match(refused.data.check.error, /refused the token \(HTTP 403\)/);
+    assert.match(refused.data.message, /but it does not answer yet/);
+    assert.ok(!refused.text.includes(WRONG), 'not even echoed back by the server');
+
+    const port = await closedPort();
+    const down = await send('POST', '/api/servers', { name: 'down', url: `http://127.0.0.1:${port}/` });
+    assert.equal(down.data.server.hasToken, false);
+    assert.match(down.data.check.error, /nothing is listening there \(connection refused\)/);
+
+    // Jupyter prints a URL with the token in it; pasted whole, the token is taken out and stored.
+    const pasted = await send('POST', '/api/servers', { name: 'pasted', url: `${jupyter.url}lab?token=${TOKEN}` });
+    assert.equal(pasted.status, 200, pasted.text);
+    assert.equal(pasted.data.server.url, jupyter.url);
+    assert.equal(pasted.data.server.hasToken, true);
+    assert.equal(pasted.data.check.reachable, true);
+    for (const text of answers) assert.ok(!text.includes(TOKEN) && !text.includes(WRONG), `a token left in: ${text}`);
+  });
+
+  test('changes from a foreign Origin, another site, or as a form are refused', async () => {
+    const before = saved();
+    for (const origin of ['http://evil.example', `http://127.0.0.1:${panel.port + 1}`, 'null']) {
+      const add = await send('POST', '/api/servers', { name: 'evil', url: 'http://evil.example/' }, { origin });
+      assert.equal(add.status, 403, origin);
+      assert.match(add.data.error, /foreign Origin/);
+      assert.equal((await send('POST', '/api/servers/lab/remove', {}, { origin })).status, 403, origin);
+      assert.equal((await send('GET', '/api/servers', undefined, { origin })).status, 403, origin);
+    }
+    const crossSite = await send('POST', '/api/servers/lab/remove', {}, { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' });
+    assert.equal(crossSite.status, 403);
+    const form = await send('POST', '/api/servers', undefined, { 'content-type': 'application/x-www-form-urlencoded' });
+    assert.equal(form.status, 415);
+    const noToken = await send('POST', '/api/servers/lab/remove', {}, { authorization: '' });
+    assert.equal(noToken.status, 401);
+    assert.equal(saved(), before, 'nothing changed');
+  });
+
+  test('removes a server; a second remove says there is none', async () => {
+    const removed = await send('POST', '/api/servers/lab/remove');
+    assert.equal(removed.status, 200, removed.text);
+    assert.deepEqual(removed.data, { removed: 'lab', sessions: [], message: 'Removed server "lab". Kernels running there were not touched.' });
+    const again = await send('POST', '/api/servers/lab/remove');
+    assert.equal(again.status, 404);
+    assert.match(again.data.error, /no server named "lab"/);
+    assert.deepEqual((await send('GET', '/api/servers')).data.servers.map((s: { name: string }) => s.name), ['down', 'pasted', 'wrong-token']);
+    assert.equal((await send('GET', '/api/servers', undefined, {})).status, 200);
+  });
+
+  test('open panels are told the list changed, and the event stream never carries a token', async () => {
+    for (let i = 0; i < 100 && (streamed.match(/event: servers\n/g) ?? []).length < 5; i++) await new Promise((r) => setTimeout(r, 20));
+    // lab, wrong-token, down, pasted added; lab removed. Refused requests changed nothing, so said nothing.
+    assert.equal((streamed.match(/event: servers\n/g) ?? []).length, 5, streamed);
+    assert.ok(streamed.includes('data: {"type":"servers"}\n'));
+    assert.ok(!streamed.includes(TOKEN) && !streamed.includes(WRONG));
   });
 });

@@ -2,7 +2,8 @@
  * The panel's JSON API. Reads are GETs; everything that changes something is a POST with a JSON
  * body (a cross-origin page cannot send one without a preflight, which is never granted).
  * Errors are `{ error }` with a status that says whose fault it was: 400 a bad request, 404 no
- * such session, 409 not now (busy), 500 a failure on our side.
+ * such session, 409 not now (busy) or taken, 500 a failure on our side. No answer and no event
+ * ever carries a remote server's token.
  *
  *   GET  /api/health                          {ok, pid, version}
  *   GET  /api/state                           the snapshot a panel starts from
@@ -18,6 +19,10 @@
  *   GET  /api/interpreters                    discovered, chosen and why
  *   POST /api/interpreters/choose             {path | null}                   for new sessions
  *   POST /api/interpreters/rescan
+ *   GET  /api/servers                         remote Jupyter servers {name, url, hasToken, addedAt}
+ *   POST /api/servers                         {name, url, token?}             add one, then check it answers
+ *   GET  /api/servers/:name/check             does it answer, and with which kernelspecs
+ *   POST /api/servers/:name/remove
  *   GET  /api/clients                         registration with each MCP client
  *   POST /api/clients/:id/register | unregister
  */
@@ -29,6 +34,7 @@ import { buildNotebook } from '../sessions/notebook-export.js';
 import { DEFAULT_SESSION, SESSION_NAME, SessionError } from '../sessions/session-manager.js';
 import type { Session } from '../sessions/session.js';
 import { callHelper, ToolCallError } from '../tools/python-bridge.js';
+import { ServerRegistryError } from '../remote/server-registry.js';
 import {
   CLIENT_IDS,
   isClientId,
@@ -42,6 +48,7 @@ import {
 import { FileRefused, sendSessionFile } from './panel-files.js';
 import { listFigures, LogReader } from './panel-log.js';
 import type { PanelModel } from './panel-model.js';
+import { PanelServers, ServerRequestRefused } from './panel-servers.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -86,11 +93,13 @@ export class PanelApi {
   private readonly services: DaemonServices;
   private readonly model: PanelModel;
   private readonly registration: Partial<PlatformContext>;
+  private readonly servers: PanelServers;
 
   constructor(options: PanelApiOptions) {
     this.services = options.services;
     this.model = options.model;
     this.registration = options.registration ?? {};
+    this.servers = new PanelServers({ registry: this.services.sessions.servers, sessions: () => this.services.sessions.list() });
     const name = '([^/]+)';
     this.route('GET', /^\/api\/health$/, () => ({ ok: true, pid: process.pid, version: packageVersion() }));
     this.route('GET', /^\/api\/state$/, () => this.snapshot());
@@ -106,6 +115,10 @@ export class PanelApi {
     this.route('GET', /^\/api\/interpreters$/, () => this.interpreters());
     this.route('POST', /^\/api\/interpreters\/choose$/, (r) => this.choose(r));
     this.route('POST', /^\/api\/interpreters\/rescan$/, () => this.rescan());
+    this.route('GET', /^\/api\/servers$/, () => this.servers.list());
+    this.route('POST', /^\/api\/servers$/, (r) => this.addServer(r));
+    this.route('GET', new RegExp(`^/api/servers/${name}/check$`), (r) => this.servers.checkByName(r.params[0]));
+    this.route('POST', new RegExp(`^/api/servers/${name}/remove$`), (r) => this.removeServer(r.params[0]));
     this.route('GET', /^\/api\/clients$/, () => this.clients());
     this.route('POST', /^\/api\/clients\/([^/]+)\/(register|unregister)$/, (r) => this.register(r.params[0], r.params[1] === 'register'));
   }
@@ -321,6 +334,19 @@ export class PanelApi {
     return result;
   }
 
+  private async addServer(r: ApiRequest) {
+    const result = await this.servers.add(await r.body());
+    // Other open panels reload the list; the event says only that it changed.
+    this.model.publish({ type: 'servers' });
+    return result;
+  }
+
+  private removeServer(name: string) {
+    const result = this.servers.remove(name);
+    this.model.publish({ type: 'servers' });
+    return result;
+  }
+
   private async clients() {
     const statuses = await registrationStatus({ ...this.registration, expected: thisInstallEntry() });
     return { clients: statuses.map(clientView) };
@@ -360,6 +386,8 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 function describeFailure(error: unknown): [number, string] {
   if (error instanceof ApiError) return [error.status, error.message];
   if (error instanceof FileRefused) return [error.status, error.message];
+  if (error instanceof ServerRequestRefused) return [error.status, error.message];
+  if (error instanceof ServerRegistryError) return [400, error.message];
   if (error instanceof SessionError) return [/^No session named/.test(error.message) ? 404 : 400, error.message];
   if (error instanceof ToolCallError) return [400, error.message];
   if (error instanceof InterpreterError) return [400, error.message];

@@ -15,7 +15,9 @@ import type { SessionManager } from '../sessions/session-manager.js';
 import { SESSION_NAME } from '../sessions/session-manager.js';
 import type { Session } from '../sessions/session.js';
 import type { LogEntry } from '../sessions/session-log.js';
+import type { Output } from '../kernel/outputs.js';
 import { entryView, type EntryView } from './panel-log.js';
+import { LiveOutputs, type LiveOutputView } from './panel-live-output.js';
 
 export interface SessionView {
   name: string;
@@ -26,6 +28,8 @@ export interface SessionView {
   memoryBytes: number | null;
   interpreter: string | null;
   interpreterReason: string | null;
+  /** The remote Jupyter server it runs on, by its registered name; null on this machine. */
+  server: string | null;
   pythonVersion: string | null;
   connectionFile: string | null;
   cwd: string | null;
@@ -33,8 +37,8 @@ export interface SessionView {
   startedAt: number | null;
   executionCount: number;
   restarts: number;
-  /** The run in progress. */
-  running: { since: number; code: string; client: string | null } | null;
+  /** The run in progress, with the latest of what it has printed so far. */
+  running: { since: number; code: string; client: string | null; output: LiveOutputView | null } | null;
 }
 
 export type PanelEvent =
@@ -46,6 +50,7 @@ export type PanelEvent =
   | { type: 'restarted'; session: string; cause: string }
   | { type: 'stats'; memory: Record<string, number | null> }
   | { type: 'interpreters' }
+  | { type: 'servers' }
   | { type: 'clients' };
 
 export const MEMORY_REFRESH_MS = 3000;
@@ -59,12 +64,18 @@ export class PanelModel extends EventEmitter {
   private readonly clients = new Map<string, string>();
   private readonly timer: NodeJS.Timeout;
   private readonly subscriptions: [string, Listener][];
+  /** What running cells print, sent with their session's view a few times a second at most. */
+  private readonly live: LiveOutputs;
 
   constructor(
     readonly sessions: SessionManager,
     readonly stateDir: string,
   ) {
     super();
+    this.live = new LiveOutputs((name) => {
+      const session = this.sessions.find(name);
+      if (session) this.push(session);
+    });
     const on = {
       added: (s: Session) => {
         this.push(s);
@@ -73,16 +84,25 @@ export class PanelModel extends EventEmitter {
       removed: (s: Session) => {
         this.memory.delete(s.name);
         this.clients.delete(s.name);
+        this.live.end(s.name);
         this.publish({ type: 'session-removed', name: s.name });
       },
       changed: (s: Session) => this.push(s),
       'run-started': (s: Session, payload: { code: string; client: string; time: string }) => {
         this.clients.set(s.name, payload.client);
+        this.live.begin(s.name);
         this.push(s);
         this.publish({ type: 'run-started', session: s.name, code: payload.code, client: payload.client, time: payload.time });
       },
+      'run-output': (s: Session, output: Output) => {
+        if (output.type === 'stream') this.live.stream(s.name, output.name, output.text);
+        else if (output.type === 'execute_result' || output.type === 'display_data') this.live.rich(s.name);
+      },
       logged: (s: Session, entry: LogEntry) => {
         this.clients.delete(s.name);
+        // The entry carries all of the output and takes the running one's place: nothing of
+        // the run is published after it.
+        this.live.end(s.name);
         this.publish({ type: 'logged', session: s.name, entry: entryView(entry) });
         this.push(s); // execution count moved on
       },
@@ -108,7 +128,9 @@ export class PanelModel extends EventEmitter {
     // Session.running is cleared only after the run's last events have gone out (its state is
     // already idle by then), so a run counts as in progress only while the kernel is busy.
     const inProgress = summary.state === 'busy' && summary.runningSince !== undefined;
-    const running = inProgress ? { since: summary.runningSince!, code: summary.runningCode ?? '', client: this.clients.get(session.name) ?? null } : null;
+    const running = inProgress
+      ? { since: summary.runningSince!, code: summary.runningCode ?? '', client: this.clients.get(session.name) ?? null, output: this.live.view(session.name) }
+      : null;
     return {
       name: summary.name,
       state: summary.state,
@@ -117,6 +139,7 @@ export class PanelModel extends EventEmitter {
       memoryBytes: this.memory.get(summary.name) ?? null,
       interpreter: summary.interpreter?.path ?? null,
       interpreterReason: summary.interpreter?.reason ?? null,
+      server: summary.server ?? null,
       pythonVersion: session.kernel.kernelInfo?.language_info?.version ?? null,
       connectionFile: summary.connectionFile ?? null,
       cwd: summary.cwd ?? null,
@@ -173,6 +196,7 @@ export class PanelModel extends EventEmitter {
 
   dispose(): void {
     clearInterval(this.timer);
+    this.live.dispose();
     for (const [event, listener] of this.subscriptions) this.sessions.off(event, listener);
     this.removeAllListeners();
   }
@@ -184,6 +208,8 @@ export class PanelModel extends EventEmitter {
       if (session.state === 'closed') this.publish({ type: 'session-removed', name: session.name });
       return;
     }
-    this.publish({ type: 'session', session: this.view(session) });
+    const view = this.view(session);
+    if (view.running) this.live.published(session.name); // its latest output went with this view
+    this.publish({ type: 'session', session: view });
   }
 }

@@ -23,6 +23,8 @@ export interface SessionKernel extends EventEmitter {
   readonly executionCount: number;
   /** Where it runs, for people: "local", or the remote server's name and URL. */
   readonly location: string;
+  /** The registered name of the remote server it runs on (see ServerRegistry); undefined for a local kernel. */
+  readonly serverName?: string;
   /** How the Python helpers reach it: imported from this machine's files, or sent as source. */
   readonly helperTransport: 'local-path' | 'inline-source';
   /** The kernel's own recent stdout/stderr lines, when we can see them. */

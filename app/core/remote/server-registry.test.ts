@@ -54,6 +54,8 @@ describe('ServerRegistry', () => {
     assert.throws(() => normalizeServerUrl('ftp://x/'), /starts with http:\/\/ or https:\/\//);
     assert.throws(() => normalizeServerUrl('http://me:secret@x/'), /not in the URL as user:password@/);
     assert.throws(() => normalizeServerUrl('lab.example.org'), /is not a URL/);
+    // The bad input is echoed, but a token in it is not: the message reaches the terminal and the panel.
+    assert.throws(() => normalizeServerUrl(`http://[lab/?a=1&token=${TOKEN}`), (e: Error) => !e.message.includes(TOKEN) && /&token=\[token\]" is not a URL/.test(e.message));
   });
 
   test('names are checked; replacing a server keeps its token unless the URL changes', async () => {

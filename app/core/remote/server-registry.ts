@@ -84,13 +84,15 @@ export function normalizeServerUrl(input: string): { url: string; token?: string
   try {
     parsed = new URL(input.trim());
   } catch {
-    throw new ServerRegistryError(`"${input}" is not a URL. Give the Jupyter server's address, e.g. http://127.0.0.1:8888/ or https://hub.example.org/user/me/.`);
+    // The input is echoed so the user sees what was read, with any "token=…" in it masked.
+    const shown = input.replace(/([?&#]token=)[^&#\s]*/gi, '$1[token]');
+    throw new ServerRegistryError(`"${shown}" is not a URL. Give the Jupyter server's address, e.g. http://127.0.0.1:8888/ or https://hub.example.org/user/me/.`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new ServerRegistryError(`A Jupyter server URL starts with http:// or https://, not ${parsed.protocol}//.`);
   }
   if (parsed.username || parsed.password) {
-    throw new ServerRegistryError('Put the token in --token (or PYTHON_MCP_SERVER_TOKEN), not in the URL as user:password@.');
+    throw new ServerRegistryError('Give the token on its own (the panel\'s token field, or --token / PYTHON_MCP_SERVER_TOKEN), not in the URL as user:password@.');
   }
   const token = parsed.searchParams.get('token') ?? undefined;
   parsed.search = '';

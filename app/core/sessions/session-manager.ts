@@ -258,7 +258,7 @@ export class SessionManager extends EventEmitter {
 
   private add(session: Session): void {
     this.sessions.set(session.name, session);
-    for (const event of ['changed', 'died', 'restarted', 'logged', 'run-started']) {
+    for (const event of ['changed', 'died', 'restarted', 'logged', 'run-started', 'run-output']) {
       session.on(event, (payload) => this.emit(event, session, payload));
     }
     this.emit('added', session);

@@ -43,6 +43,8 @@ export interface SessionSummary {
   owned: boolean;
   pid?: number;
   interpreter?: SessionInterpreter;
+  /** The remote Jupyter server's registered name; absent for a kernel on this machine. */
+  server?: string;
   connectionFile?: string;
   startedAt?: number;
   executionCount: number;
@@ -93,6 +95,7 @@ export class Session extends EventEmitter {
       owned: this.kernel.owned,
       pid: this.kernel.pid,
       interpreter: this.interpreter,
+      server: this.kernel.serverName,
       connectionFile: this.kernel.owned ? undefined : this.kernel.connectionFile,
       startedAt: this.kernel.startedAt,
       executionCount: this.kernel.executionCount,
@@ -126,18 +129,25 @@ export class Session extends EventEmitter {
     const time = new Date(started).toISOString();
     const warnings: string[] = [];
     let diedBefore: RunOutcome['diedBefore'];
+    const run = { since: 0, code: request.code, client: request.client };
     try {
       const result = await this.kernel.execute(request.code, {
         timeoutMs: request.timeoutS ? request.timeoutS * 1000 : undefined,
         signal: request.signal,
-        onOutput: request.onOutput,
+        onOutput: (output) => {
+          request.onOutput?.(output);
+          // Watchers (the panel) see output while the run goes on; only this run's, never a
+          // finished one's late output in the next run's place.
+          if (this.running === run) this.emit('run-output', output);
+        },
         onStart: () => {
           // A kernel that died while nothing of this client's ran (between its calls, or in
           // another client's run) took this client's variables without telling it: say so now.
           const told = this.deathsTold.get(request.client);
           if (told !== undefined && told < this.deaths && this.lastDeath) diedBefore = { error: this.lastDeath, times: this.deaths - told };
           this.deathsTold.set(request.client, this.deaths);
-          this.running = { since: Date.now(), code: request.code, client: request.client };
+          run.since = Date.now();
+          this.running = run;
           this.emit('run-started', { code: request.code, client: request.client, time });
         },
         limits: { maxChars: request.outputLimit, spillPath: () => this.spillPath() },
@@ -174,7 +184,7 @@ export class Session extends EventEmitter {
       this.emit('logged', entry);
       return { kind: 'died', error, entry, diedBefore, warnings };
     } finally {
-      this.running = null;
+      if (this.running === run) this.running = null;
       // Told of every death up to now, including one this run itself reports.
       if (this.deathsTold.has(request.client)) this.deathsTold.set(request.client, this.deaths);
     }
