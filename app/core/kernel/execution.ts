@@ -7,6 +7,7 @@
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import type { JupyterMessage } from '../wire/index.js';
+import { applyCarriageReturns } from './carriage-returns.js';
 import { describePythonError, stripAnsi } from './error-text.js';
 import type { ExecutionResult, MimeBundle, Output } from './outputs.js';
 
@@ -312,7 +313,9 @@ export class Execution {
     const reply = this.reply!;
     const content = reply.content as Record<string, unknown>;
     const status = content.status === 'error' ? 'error' : content.status === 'aborted' ? 'aborted' : 'ok';
-    const outputs = [...this.outputs, ...this.tailOutputs()];
+    // Progress bars redraw a line with carriage returns: what comes back is what a terminal shows
+    // (the spill file keeps every frame).
+    const outputs = [...this.outputs, ...this.tailOutputs()].map((o) => (o.type === 'stream' && o.text.includes('\r') ? { ...o, text: applyCarriageReturns(o.text) } : o));
     if (this.droppedDisplays > 0) {
       outputs.push({ type: 'omitted', chars: 0, what: `${this.droppedDisplays} further rich outputs (images, tables)` });
     }

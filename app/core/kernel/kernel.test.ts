@@ -69,6 +69,11 @@ describe('a kernel we start', () => {
     );
   });
 
+  test('a progress bar redrawn with carriage returns comes back as its last state', async () => {
+    const result = await kernel.execute("import sys\nfor i in range(1, 1001):\n    sys.stdout.write(f'\\r{i / 10:5.1f}%')\nprint()\nprint('done')");
+    assert.equal(outputText(result.outputs), '100.0%\ndone\n');
+  });
+
   test('errors name the line in the cell and keep what was printed before', async () => {
     const result = await kernel.execute("print('before')\nundefined_name");
     assert.equal(result.status, 'error');
