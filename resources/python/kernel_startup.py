@@ -53,6 +53,13 @@ so nothing here appears among the user's variables.
    can say what it lost. IPython passes each such value through every display
    formatter, about half a millisecond per run; this one entry is answered
    directly, in the same form. Other kernels evaluate the same expression.
+
+9. Short writes, held. ipykernel's write takes a lock, a getpid and a timer
+   check, about a microsecond, so a loop of short prints ran slower than the
+   I/O could carry it. The main thread's short writes are collected and handed
+   to ipykernel 64 KB at a time; whatever sends the buffer (the 0.2 s timer,
+   flush(), a display, the end of the cell, another thread's write, the other
+   stream, a fork) hands them on first, so timing and order are as before.
 """
 import codecs
 import collections
@@ -391,11 +398,16 @@ def _route_output():
         # ipykernel's own write, not whatever the attribute holds now: IPython 9 swaps in a
         # wrapper for the length of each cell (its output history), this one included.
         write = type(stream).write.__get__(stream)
-        # Holding short writes back is for ipykernel 6, where any thread may hand the held
-        # text on; ipykernel 7 ties text to the writing thread's cell.
-        holding = single and all(hasattr(stream, a) for a in ("_flush", "_schedule_flush", "flush"))
+        # Only the main thread's short writes are held. ipykernel 6 files text under the one
+        # current parent, so any thread may hand it on; ipykernel 7 files it under the writing
+        # thread's parent, so held text goes straight into the buffer of the parent it was
+        # written under.
+        holding = mode is not None and all(hasattr(stream, a) for a in ("_flush", "_schedule_flush", "flush", "_buffer_lock"))
+        holding = holding and (single or isinstance(getattr(stream, "_buffers", None), dict))
+        check_thread = single or holding
         held = collections.deque()
         held_chars = 0
+        held_parent = {}  # ipykernel 7: the parent the held text was written under
         unchecked = 0  # characters written since the buffer's size was last looked at
         release_lock = threading.Lock()
 
@@ -412,7 +424,12 @@ def _route_output():
                 except IndexError:
                     pass
                 if parts:
-                    write("".join(parts))
+                    text = "".join(parts)
+                    if single:
+                        write(text)
+                    else:
+                        with stream._buffer_lock:
+                            stream._buffers[frozenset(held_parent.items())].write(text)
 
         if holding:
             # Whatever sends the buffer (the 0.2 s timer, flush(), the end of a cell) sends held text too.
@@ -470,18 +487,20 @@ def _route_output():
         def routed_write(text):
             # Runs for every print: the common case (the main thread, a short string,
             # the same stream as last time) is kept to a few comparisons.
-            nonlocal unchecked, held_chars, last_written
+            nonlocal unchecked, held_chars, held_parent, last_written
             if last_written is not stream:
                 switch()
             try:
                 size = len(text)
             except TypeError:
                 return write(text)  # ipykernel's own error for what is not text
-            if size > _PIECE or (single and get_ident() != main_thread) or type(text) is not str:
+            if size > _PIECE or (check_thread and get_ident() != main_thread) or type(text) is not str:
                 return write_slowly(text)
             if holding:
                 # ipykernel's write costs about a microsecond (a lock, a getpid, a timer
                 # check); a loop of short prints is held here and handed on in one write.
+                if not held and not single:
+                    held_parent = stream.parent_header
                 held.append(text)
                 held_chars += size
                 if held_chars >= _HOLD:
@@ -531,6 +550,7 @@ def _route_output():
                     if pending:
                         send_under(_self, pending, previous)
                 else:
+                    releases[_self.name]()  # held text belongs to the request before
                     _set(parent)
                 header = _self.parent_header
                 if _captures and header.get("msg_type") == "execute_request":
