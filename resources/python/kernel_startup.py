@@ -60,6 +60,11 @@ so nothing here appears among the user's variables.
    to ipykernel 64 KB at a time; whatever sends the buffer (the 0.2 s timer,
    flush(), a display, the end of the cell, another thread's write, the other
    stream, a fork) hands them on first, so timing and order are as before.
+
+10. No second copy of the output. IPython 9 keeps every character a cell
+   prints in memory (its output history, for %notebook), which a long loop
+   turns into gigabytes. That capture is turned off; the session log keeps
+   the output, capped, with the rest in a file.
 """
 import codecs
 import collections
@@ -638,9 +643,24 @@ def _answer_names_directly():
     shell.user_expressions = user_expressions
 
 
+def _no_output_history():
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    except Exception:
+        return
+    if shell is None or not callable(getattr(shell, "_tee", None)):
+        return
+    import contextlib
+
+    shell._tee = lambda channel: contextlib.nullcontext()
+
+
 _start_lifeline()
 _cap_memory()
 _remember_closed_figures()
 _quiet_interrupt_artifact()
 _route_output()
 _answer_names_directly()
+_no_output_history()

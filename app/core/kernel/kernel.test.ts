@@ -74,6 +74,14 @@ describe('a kernel we start', () => {
     assert.equal(outputText(result.outputs), '100.0%\ndone\n');
   });
 
+  test('what a cell prints is not kept a second time in the kernel (IPython 9\'s output history)', async () => {
+    await kernel.execute("for i in range(20_000): print('x' * 99)", { limits: { maxChars: 1000 } });
+    const kept = await kernel.execute(
+      "hm = get_ipython().history_manager\nsum(len(s) for outs in getattr(hm, 'outputs', {}).values() for o in outs for s in getattr(o, 'bundle', {}).get('stream', []))",
+    );
+    assert.equal(outputText(kept.outputs), '0\n');
+  });
+
   test('errors name the line in the cell and keep what was printed before', async () => {
     const result = await kernel.execute("print('before')\nundefined_name");
     assert.equal(result.status, 'error');
