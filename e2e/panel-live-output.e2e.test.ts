@@ -12,14 +12,11 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { readPanelAddress, type PanelAddress } from '../app/core/daemon/panel-address.js';
-import { packageRoot } from '../app/core/package-root.js';
 import { waitFor } from '../app/core/testing/test-python.js';
 import { call, createHarness, text, type CallResult, type Harness } from './support/mcp-harness.js';
 import { leftovers } from './support/proc.js';
+import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS } from './support/panel-browser.js';
 
-const CHROMIUM = process.env.PYTHON_SESSION_CHROMIUM || '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const ARTIFACTS = join(packageRoot(), 'e2e', 'artifacts');
 const WAIT = { timeout: 30_000 };
 
 describe('output streams into the panel while a run goes on', { skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium)` }, () => {

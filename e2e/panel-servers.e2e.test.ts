@@ -8,41 +8,29 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { createServices, type DaemonServices } from '../app/core/mcp/server.js';
-import { startPanelServer, type PanelServer } from '../app/core/daemon/panel-server.js';
-import { packageRoot } from '../app/core/package-root.js';
-import { jupyterServerAvailable, startJupyterServer, type TestJupyterServer } from '../app/core/remote/testing/jupyter-server.js';
+import type { Browser, Page } from 'playwright-core';
+import type { DaemonServices } from '../app/core/mcp/server.js';
+import type { PanelServer } from '../app/core/daemon/panel-server.js';
+import { jupyterServerAvailable, type TestJupyterServer } from '../app/core/remote/testing/jupyter-server.js';
 import { TEST_PYTHON } from '../app/core/testing/test-python.js';
+import { ARTIFACTS, NO_CHROMIUM, openRecordingPage } from './support/panel-browser.js';
+import { startRemotePanelStage, type RemotePanelStage } from './support/remote-panel-stage.js';
 
-const CHROMIUM = process.env.PYTHON_SESSION_CHROMIUM || '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const ARTIFACTS = join(packageRoot(), 'e2e', 'artifacts');
 // Skipped on a developer machine without the server; in CI (CI=true) a missing server fails the run instead.
-const skip = !existsSync(CHROMIUM)
-  ? `no Chromium at ${CHROMIUM} (apt-get install chromium)`
-  : jupyterServerAvailable() || process.env.CI
-    ? false
-    : 'needs python3-jupyter-server (apt-get install python3-jupyter-server)';
+const skip = NO_CHROMIUM || (jupyterServerAvailable() || process.env.CI ? false : 'needs python3-jupyter-server (apt-get install python3-jupyter-server)');
 
 describe('remote Jupyter servers in the panel, in Chromium', { skip }, () => {
+  let stage: RemotePanelStage;
   let stateDir: string;
   let services: DaemonServices;
   let panel: PanelServer;
   let jupyter: TestJupyterServer;
   let browser: Browser;
   let page: Page;
-  const pageErrors: string[] = [];
-  /** The text of every API answer the page received (read as they arrive: await `reading` before looking). */
-  const answers: string[] = [];
-  const reading: Promise<void>[] = [];
-  const allAnswers = async () => {
-    await Promise.all(reading);
-    return answers;
-  };
+  let pageErrors: string[] = [];
+  let allAnswers: () => Promise<string[]>;
 
   const row = (name: string) => page.locator(`#server-rows tr[data-server="${name}"]`);
   const formError = () => page.locator('#server-form-error');
@@ -54,30 +42,16 @@ describe('remote Jupyter servers in the panel, in Chromium', { skip }, () => {
   const submit = () => page.locator('#server-form').getByRole('button', { name: 'Add server' }).click();
 
   before(async () => {
-    stateDir = mkdtempSync(join(tmpdir(), 'ps-panel-servers-e2e-'));
-    // No warm pool: the one local session here need not start a spare kernel beside it.
-    services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON, PYTHON_MCP_POOL_SIZE: '0' } });
-    panel = await startPanelServer({ services, host: '127.0.0.1', port: 0, registration: { home: join(stateDir, 'home'), env: {} } });
-    jupyter = await startJupyterServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light' });
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('response', (response) => {
-      if (!new URL(response.url()).pathname.startsWith('/api/') || response.url().endsWith('/api/events')) return;
-      reading.push(response.text().then((text) => void answers.push(text), () => undefined));
-    });
-    mkdirSync(ARTIFACTS, { recursive: true });
+    stage = await startRemotePanelStage('ps-panel-servers-e2e-');
+    ({ stateDir, services, panel, jupyter } = stage);
+    ({ browser, page, pageErrors, allAnswers } = await openRecordingPage());
   });
 
   after(async () => {
     try {
       await browser?.close();
-      await panel?.close();
-      await services?.shutdown(); // shuts down the kernel it started on the server
     } finally {
-      await jupyter?.close(); // throws if the server was left with kernels
-      if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+      await stage?.close();
     }
     assert.deepEqual(pageErrors, [], 'the page threw no errors');
   });

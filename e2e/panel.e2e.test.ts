@@ -15,12 +15,9 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createMcpServer, createServices, type DaemonServices } from '../app/core/mcp/server.js';
 import { startPanelServer, type PanelServer } from '../app/core/daemon/panel-server.js';
-import { packageRoot } from '../app/core/package-root.js';
 import { TEST_PYTHON, waitFor } from '../app/core/testing/test-python.js';
+import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS } from './support/panel-browser.js';
 
-const CHROMIUM = process.env.PYTHON_SESSION_CHROMIUM || '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const ARTIFACTS = join(packageRoot(), 'e2e', 'artifacts');
 
 type ToolResult = { content: { type: string; text?: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
 

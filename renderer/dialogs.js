@@ -1,7 +1,8 @@
-// The two forms (start a session, attach to a kernel) and the keyboard help.
+// The two forms (start a session, here or on a server; attach to a kernel) and the keyboard help.
 import { post } from './api.js';
 import { h, clear } from './dom.js';
 import { emit, store } from './store.js';
+import { placeFields } from './session-place.js';
 import { updateSession } from './sessions.js';
 import { toast } from './ui.js';
 
@@ -58,24 +59,22 @@ function formDialog(dialog, { title, fields, submitLabel, busyLabel, submit }) {
 export function openNewSession(interpreters, select, presetName) {
   const dialog = document.getElementById('dialog-new');
   const name = h('input', { id: 'new-name', name: 'name', required: true, pattern: NAME_PATTERN, value: presetName ?? suggestName(), autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'new-name-hint' });
-  const interpreter = h('select', { id: 'new-interpreter', name: 'interpreter' }, h('option', { value: '' }, 'Loading…'));
   const cwd = h('input', { id: 'new-cwd', name: 'cwd', placeholder: 'the daemon’s folder', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'new-cwd-hint' });
-  interpreters.load().then((data) => {
-    if (!data) return;
-    clear(interpreter).append(
-      h('option', { value: '' }, data.chosen ? `Automatic — ${data.chosen.path}` : 'Automatic'),
-      ...data.interpreters
-        .filter((i) => i.ipykernel !== 'no')
-        .map((i) => h('option', { value: i.path }, `${i.name} · ${i.version ?? '?'} · ${i.path}`)),
-    );
+  const cwdField = field('Working folder (optional)', cwd, 'Where relative paths in the code point; ~ is your home.');
+  const place = placeFields({
+    interpreters,
+    field,
+    // On a server the folder is the server's, relative to its root: the hint says so.
+    onPlace(server) {
+      cwd.placeholder = server ? 'the server’s root' : 'the daemon’s folder';
+      cwdField.querySelector('.hint').textContent = server
+        ? `A folder on ${server}, relative to its root; file paths in the code are paths there.`
+        : 'Where relative paths in the code point; ~ is your home.';
+    },
   });
   formDialog(dialog, {
     title: 'Start a session',
-    fields: [
-      field('Name', name, 'Letters, digits, “.”, “_” or “-”. Clients pass it as session="…".'),
-      field('Interpreter', interpreter),
-      field('Working folder (optional)', cwd, 'Where relative paths in the code point; ~ is your home.'),
-    ],
+    fields: [field('Name', name, 'Letters, digits, “.”, “_” or “-”. Clients pass it as session="…".'), ...place.fields, cwdField],
     submitLabel: 'Start',
     busyLabel: 'Starting…',
     async submit() {
@@ -85,9 +84,9 @@ export function openNewSession(interpreters, select, presetName) {
       emit('sessions');
       select(sessionName);
       try {
-        const { session } = await post('/api/sessions', { name: sessionName, interpreter: interpreter.value || undefined, cwd: cwd.value.trim() || undefined });
+        const { session } = await post('/api/sessions', { name: sessionName, ...place.request(), cwd: cwd.value.trim() || undefined });
         updateSession(session);
-        toast(`Started ${session.name} (pid ${session.pid ?? '—'}).`);
+        toast(session.server ? `Started ${session.name} on ${session.server}.` : `Started ${session.name} (pid ${session.pid ?? '—'}).`);
       } catch (error) {
         // Back to what was shown before, unless the name is a session after all (a race with a client).
         if (!store.sessions.has(sessionName) && !store.past.includes(sessionName)) select(previous);

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServices, type DaemonServices } from '../mcp/server.js';
+import { jupyterServerAvailable, startJupyterServer, type TestJupyterServer } from '../remote/testing/jupyter-server.js';
 import { TEST_PYTHON } from '../testing/test-python.js';
 import { SseParser } from './panel-sse-reader.js';
 import { startPanelServer, type PanelServer } from './panel-server.js';
@@ -167,19 +168,49 @@ describe('panel API', () => {
   });
 });
 
+/** A raw request to the panel, so Origin and Content-Type can be anything; each answer's text is kept in `answers`. */
+function rawSender(panel: () => PanelServer, answers: string[]) {
+  return (method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; data: any; text: string }>((resolve, reject) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+      const { port, token } = panel();
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          path,
+          method,
+          headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}), ...headers },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => {
+            answers.push(text);
+            resolve({ status: res.statusCode ?? 0, data: JSON.parse(text), text });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(method === 'POST' ? JSON.stringify(body ?? {}) : undefined);
+    });
+}
+
 /**
  * A stand-in for a Jupyter Server's two read endpoints: it answers only the right token, and
  * echoes whatever Authorization it got in its refusal, as a careless server might.
  */
-async function fakeJupyter(token: string): Promise<{ url: string; close: () => Promise<void> }> {
+async function fakeJupyter(token: string, extraSpecs: Record<string, unknown> = {}): Promise<{ url: string; close: () => Promise<void>; requests: string[] }> {
+  const requests: string[] = [];
   const server: Server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
     const sent = req.headers.authorization ?? '';
     if (sent !== `token ${token}`) {
       res.writeHead(403, { 'Content-Type': 'application/json' });
       return void res.end(JSON.stringify({ message: `Forbidden: ${sent}` }));
     }
     res.writeHead(200, { 'Content-Type': 'application/json' });
-    if (req.url === '/api/kernelspecs') res.end(JSON.stringify({ default: 'python3', kernelspecs: { python3: { name: 'python3', spec: { display_name: 'Python 3', language: 'python' } } } }));
+    if (req.url === '/api/kernelspecs') res.end(JSON.stringify({ default: 'python3', kernelspecs: { python3: { name: 'python3', spec: { display_name: 'Python 3', language: 'python' } }, ...extraSpecs } }));
     else if (req.url === '/api/kernels') res.end('[]');
     else res.end('{}');
   });
@@ -187,6 +218,7 @@ async function fakeJupyter(token: string): Promise<{ url: string; close: () => P
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
+    requests,
   };
 }
 
@@ -212,30 +244,7 @@ describe('panel API: remote Jupyter servers', () => {
   /** Every answer's raw text, to check that no token ever left in one. */
   const answers: string[] = [];
 
-  /** A raw request, so Origin and Content-Type can be anything. */
-  const send = (method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    new Promise<{ status: number; data: any; text: string }>((resolve, reject) => { // eslint-disable-line @typescript-eslint/no-explicit-any
-      const req = httpRequest(
-        {
-          host: '127.0.0.1',
-          port: panel.port,
-          path,
-          method,
-          headers: { host: `127.0.0.1:${panel.port}`, authorization: `Bearer ${panel.token}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}), ...headers },
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk) => (text += chunk));
-          res.on('end', () => {
-            answers.push(text);
-            resolve({ status: res.statusCode ?? 0, data: JSON.parse(text), text });
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(method === 'POST' ? JSON.stringify(body ?? {}) : undefined);
-    });
+  const send = rawSender(() => panel, answers);
   const saved = () => readFileSync(join(stateDir, 'servers.json'), 'utf8');
 
   before(async () => {
@@ -358,5 +367,145 @@ describe('panel API: remote Jupyter servers', () => {
     assert.equal((streamed.match(/event: servers\n/g) ?? []).length, 5, streamed);
     assert.ok(streamed.includes('data: {"type":"servers"}\n'));
     assert.ok(!streamed.includes(TOKEN) && !streamed.includes(WRONG));
+  });
+});
+
+describe('panel API: starting a session on a remote server', () => {
+  const TOKEN = 'sekrit-9d0b7c4e11f2a3b5c6d7';
+  const WRONG = 'wrong-5e6f7a8b9c0d1e2f3a4b';
+  let stateDir: string;
+  let services: DaemonServices;
+  let panel: PanelServer;
+  let jupyter: Awaited<ReturnType<typeof fakeJupyter>>;
+  const answers: string[] = [];
+  const send = rawSender(() => panel, answers);
+  const noToken = () => {
+    for (const text of answers) assert.ok(!text.includes(TOKEN) && !text.includes(WRONG), `a token left in: ${text}`);
+  };
+
+  before(async () => {
+    stateDir = mkdtempSync(join(tmpdir(), 'ps-panel-remote-start-'));
+    services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON, PYTHON_MCP_POOL_SIZE: '0' } });
+    panel = await startPanelServer({ services, registration: { home: join(stateDir, 'home'), env: {} } });
+    // An R kernelspec beside Python's: listed for the dialog, but not offered to start.
+    jupyter = await fakeJupyter(TOKEN, { ir: { name: 'ir', spec: { display_name: 'R', language: 'R' } } });
+    services.sessions.servers.add({ name: 'lab', url: jupyter.url, token: TOKEN });
+    services.sessions.servers.add({ name: 'wrong-token', url: jupyter.url, token: WRONG });
+    services.sessions.servers.add({ name: 'down', url: `http://127.0.0.1:${await closedPort()}/` });
+  });
+  after(async () => {
+    await panel.close();
+    await services.shutdown();
+    await jupyter.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  test("lists a server's kernelspecs with its default, marks the ones that are not Python, and never its token", async () => {
+    const specs = await send('GET', '/api/servers/lab/kernelspecs');
+    assert.equal(specs.status, 200, specs.text);
+    assert.deepEqual({ ...specs.data, server: { ...specs.data.server, addedAt: typeof specs.data.server.addedAt } }, {
+      server: { name: 'lab', url: jupyter.url, hasToken: true, addedAt: 'string' },
+      defaultKernel: 'python3',
+      kernelspecs: [
+        { name: 'ir', displayName: 'R', language: 'R', python: false },
+        { name: 'python3', displayName: 'Python 3', language: 'python', python: true },
+      ],
+    });
+    noToken();
+  });
+
+  test('a server that does not answer or refuses the token is a 502 that says why, redacted', async () => {
+    const down = await send('GET', '/api/servers/down/kernelspecs');
+    assert.equal(down.status, 502, down.text);
+    assert.match(down.data.error, /^Cannot reach the Jupyter server down \(http:\/\/127\.0\.0\.1:\d+\/\): nothing is listening there \(connection refused\)/);
+    const startDown = await send('POST', '/api/sessions', { name: 'far', server: 'down' });
+    assert.equal(startDown.status, 502, startDown.text);
+    assert.match(startDown.data.error, /Cannot reach the Jupyter server down .*nothing is listening there/);
+
+    // The fake server echoes the Authorization header it refused: the answer must not carry it.
+    const refused = await send('GET', '/api/servers/wrong-token/kernelspecs');
+    assert.equal(refused.status, 502, refused.text);
+    assert.match(refused.data.error, /refused the token \(HTTP 403\)/);
+    const startRefused = await send('POST', '/api/sessions', { name: 'far', server: 'wrong-token' });
+    assert.equal(startRefused.status, 502, startRefused.text);
+    assert.match(startRefused.data.error, /refused the token \(HTTP 403\)/);
+    assert.equal(services.sessions.find('far'), undefined, 'no session was made');
+    noToken();
+  });
+
+  test('an unknown server, a kernelspec it lacks or that is not Python, or an interpreter beside a server is a 4xx that says what to fix', async () => {
+    const unknown = await send('GET', '/api/servers/nope/kernelspecs');
+    assert.equal(unknown.status, 404);
+    assert.match(unknown.data.error, /There is no server named "nope"/);
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ server: 'nope' }, /^No remote Jupyter server named "nope"\. Servers: down, lab, wrong-token\./],
+      [{ server: 'lab', kernelName: 'julia-1.10' }, /has no kernelspec "julia-1\.10"\. It has: ir \(R, R\), python3 \(Python 3, python\)/],
+      [{ server: 'lab', kernelName: 'ir' }, /Kernelspec "ir" on lab .* runs R, not Python/],
+      [{ server: 'lab', interpreter: TEST_PYTHON }, /"interpreter" names a Python on this machine; on server "lab" choose a kernelspec/],
+      [{ server: 42 }, /server must be a string/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await send('POST', '/api/sessions', { name: 'far', ...body });
+      assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
+      assert.match(res.data.error, message);
+    }
+    assert.equal(services.sessions.find('far'), undefined, 'no session was made, here or there');
+    assert.ok(!jupyter.requests.some((r) => r.startsWith('POST /api/kernels')), 'no kernel was asked for');
+    noToken();
+  });
+
+  test('a foreign Origin or another site can neither start a session on a server nor list its kernelspecs', async () => {
+    for (const origin of ['http://evil.example', `http://127.0.0.1:${panel.port + 1}`, 'null']) {
+      const start = await send('POST', '/api/sessions', { name: 'far', server: 'lab' }, { origin });
+      assert.equal(start.status, 403, origin);
+      assert.match(start.data.error, /foreign Origin/);
+      assert.equal((await send('GET', '/api/servers/lab/kernelspecs', undefined, { origin })).status, 403, origin);
+    }
+    const crossSite = await send('POST', '/api/sessions', { name: 'far', server: 'lab' }, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' });
+    assert.equal(crossSite.status, 403);
+    assert.equal((await send('GET', '/api/servers/lab/kernelspecs', undefined, { authorization: '' })).status, 401);
+    assert.equal(services.sessions.find('far'), undefined);
+    assert.ok(!jupyter.requests.some((r) => r.startsWith('POST /api/kernels')));
+  });
+});
+
+describe('panel API: a session started on a real Jupyter Server', { skip: jupyterServerAvailable() || process.env.CI ? false : 'needs python3-jupyter-server' }, () => {
+  let stateDir: string;
+  let services: DaemonServices;
+  let panel: PanelServer;
+  let jupyter: TestJupyterServer;
+  const answers: string[] = [];
+  const send = rawSender(() => panel, answers);
+
+  before(async () => {
+    stateDir = mkdtempSync(join(tmpdir(), 'ps-panel-remote-real-'));
+    services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON, PYTHON_MCP_POOL_SIZE: '0' } });
+    panel = await startPanelServer({ services, registration: { home: join(stateDir, 'home'), env: {} } });
+    jupyter = await startJupyterServer();
+    services.sessions.servers.add({ name: 'lab', url: jupyter.url, token: jupyter.token });
+  });
+  after(async () => {
+    try {
+      await panel?.close();
+      await services?.shutdown();
+    } finally {
+      await jupyter?.close(); // throws if a kernel was left there
+      if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
+  test('starts there with the chosen kernelspec and folder; the view says where, without the token', async () => {
+    const started = await send('POST', '/api/sessions', { name: 'far', server: 'lab', kernelName: 'python3' });
+    assert.equal(started.status, 200, started.text);
+    assert.equal(started.data.session.name, 'far');
+    assert.equal(started.data.session.server, 'lab');
+    assert.equal(started.data.session.state, 'idle');
+    assert.match(started.data.session.interpreter, /^kernelspec "python3" on lab \(http:\/\/127\.0\.0\.1:\d+\/\)$/);
+    const session = services.sessions.get('far');
+    assert.equal(session.kernel.serverName, 'lab');
+    const outcome = await session.run({ code: '6 * 7', client: 'test', outputLimit: 1000 });
+    assert.ok(outcome.kind === 'done' && outcome.result.error === undefined, 'it runs code');
+    assert.equal((await send('POST', '/api/sessions/far/kill')).status, 200);
+    for (const text of answers) assert.ok(!text.includes(jupyter.token), `the token left in: ${text}`);
   });
 });

@@ -2,13 +2,14 @@
  * The panel's JSON API. Reads are GETs; everything that changes something is a POST with a JSON
  * body (a cross-origin page cannot send one without a preflight, which is never granted).
  * Errors are `{ error }` with a status that says whose fault it was: 400 a bad request, 404 no
- * such session, 409 not now (busy) or taken, 500 a failure on our side. No answer and no event
- * ever carries a remote server's token.
+ * such session, 409 not now (busy) or taken, 502 a remote Jupyter server failed or did not answer,
+ * 500 a failure on our side. No answer and no event ever carries a remote server's token.
  *
  *   GET  /api/health                          {ok, pid, version}
  *   GET  /api/state                           the snapshot a panel starts from
  *   GET  /api/sessions                        {sessions, past}
- *   POST /api/sessions                        {name, interpreter?, cwd?}      start a session
+ *   POST /api/sessions                        {name, interpreter?, cwd?}      start a session here, or
+ *                                             {name, server, kernelName?, cwd?}  on a remote server
  *   POST /api/sessions/connect                {name, connectionFile}          attach to a kernel
  *   POST /api/sessions/interrupt-all                                         interrupt every busy session
  *   POST /api/sessions/:name/interrupt | restart | kill | reset
@@ -22,6 +23,7 @@
  *   GET  /api/servers                         remote Jupyter servers {name, url, hasToken, addedAt}
  *   POST /api/servers                         {name, url, token?}             add one, then check it answers
  *   GET  /api/servers/:name/check             does it answer, and with which kernelspecs
+ *   GET  /api/servers/:name/kernelspecs       {defaultKernel, kernelspecs: [{name, displayName, language, python}]}
  *   POST /api/servers/:name/remove
  *   GET  /api/clients                         registration with each MCP client
  *   POST /api/clients/:id/register | unregister
@@ -35,6 +37,7 @@ import { DEFAULT_SESSION, SESSION_NAME, SessionError } from '../sessions/session
 import type { Session } from '../sessions/session.js';
 import { callHelper, ToolCallError } from '../tools/python-bridge.js';
 import { ServerRegistryError } from '../remote/server-registry.js';
+import { RemoteServerError } from '../remote/jupyter-api.js';
 import {
   CLIENT_IDS,
   isClientId,
@@ -118,6 +121,7 @@ export class PanelApi {
     this.route('GET', /^\/api\/servers$/, () => this.servers.list());
     this.route('POST', /^\/api\/servers$/, (r) => this.addServer(r));
     this.route('GET', new RegExp(`^/api/servers/${name}/check$`), (r) => this.servers.checkByName(r.params[0]));
+    this.route('GET', new RegExp(`^/api/servers/${name}/kernelspecs$`), (r) => this.servers.kernelspecs(r.params[0]));
     this.route('POST', new RegExp(`^/api/servers/${name}/remove$`), (r) => this.removeServer(r.params[0]));
     this.route('GET', /^\/api\/clients$/, () => this.clients());
     this.route('POST', /^\/api\/clients\/([^/]+)\/(register|unregister)$/, (r) => this.register(r.params[0], r.params[1] === 'register'));
@@ -178,9 +182,13 @@ export class PanelApi {
   private async startSession(r: ApiRequest) {
     const body = await r.body();
     const name = optionalString(body, 'name') ?? DEFAULT_SESSION;
+    // One start path for both places: the session manager sends a request with a server to that
+    // server (and refuses an interpreter beside it), as it does for start_kernel.
     const session = await this.services.sessions.start(name, {
       interpreter: optionalString(body, 'interpreter'),
       cwd: optionalString(body, 'cwd'),
+      server: optionalString(body, 'server'),
+      kernelName: optionalString(body, 'kernelName'),
     });
     return { session: this.model.view(session) };
   }
@@ -388,6 +396,9 @@ function describeFailure(error: unknown): [number, string] {
   if (error instanceof FileRefused) return [error.status, error.message];
   if (error instanceof ServerRequestRefused) return [error.status, error.message];
   if (error instanceof ServerRegistryError) return [400, error.message];
+  // A kernelspec the server lacks or that is not Python is the request's fault; the rest
+  // (unreachable, timed out, token refused, a server error) is the remote server's.
+  if (error instanceof RemoteServerError) return [error.kind === 'not-found' || error.kind === 'unsupported' ? 400 : 502, error.message];
   if (error instanceof SessionError) return [/^No session named/.test(error.message) ? 404 : 400, error.message];
   if (error instanceof ToolCallError) return [400, error.message];
   if (error instanceof InterpreterError) return [400, error.message];

@@ -28,6 +28,15 @@ export interface ServerCheck {
   kernelsHidden: string | null;
 }
 
+/** One kernelspec as the New-session dialog lists it. */
+export interface KernelspecChoice {
+  name: string;
+  displayName: string;
+  language: string;
+  /** Only Python kernelspecs can run a session; the others are shown, but not offered. */
+  python: boolean;
+}
+
 export interface PanelServersOptions {
   registry: ServerRegistry;
   /** The live sessions, to say which of them run on a server. */
@@ -74,6 +83,22 @@ export class PanelServers {
   async checkByName(name: string): Promise<{ server: RemoteServerView; check: ServerCheck }> {
     const server = this.known(name);
     return { server: server.toJSON(), check: await this.check(server) };
+  }
+
+  /**
+   * What the New-session dialog offers for a server: its kernelspecs, which of them can run a
+   * session (Python only, as the start path checks again), and its default. A server that does
+   * not answer is a 502 with the reason, redacted, since there is nothing to choose from.
+   */
+  async kernelspecs(name: string): Promise<{ server: RemoteServerView; defaultKernel: string | null; kernelspecs: KernelspecChoice[] }> {
+    const server = this.known(name);
+    const offer = await describeServer(server);
+    if (!offer.reachable) throw new ServerRequestRefused(502, server.redact(offer.error ?? `The Jupyter server ${server.label} did not answer.`));
+    return {
+      server: server.toJSON(),
+      defaultKernel: offer.defaultKernel,
+      kernelspecs: offer.kernelspecs.map((s) => ({ name: s.name, displayName: s.displayName, language: s.language, python: s.language.toLowerCase() === 'python' })),
+    };
   }
 
   /** Forgets a server. Its kernels are not touched, and a session on it keeps the connection it has. */

@@ -151,11 +151,18 @@ export class SessionManager extends EventEmitter {
     }
     const server = this.servers.get(request.server);
     const dir = join(this.options.stateDir, 'sessions', name);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const path = request.cwd?.replace(/^\/+/, '') || undefined; // Jupyter's `path` is relative to the server's root
     const kernel = await RemoteKernel.start(server, { kernelName: request.kernelName, path }, this.remoteOptions(server.name));
-    const spec = kernel.kernelName;
-    return new Session(name, dir, kernel, { path: `kernelspec "${spec}" on ${server.label}`, reason: `started on remote server "${server.name}"${request.kernelName ? '' : " with the server's default kernelspec"}` }, path);
+    // The folder is made once the server has said yes, so a refused start leaves nothing behind;
+    // a folder that cannot be made ends the kernel it would have belonged to.
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const spec = kernel.kernelName;
+      return new Session(name, dir, kernel, { path: `kernelspec "${spec}" on ${server.label}`, reason: `started on remote server "${server.name}"${request.kernelName ? '' : " with the server's default kernelspec"}` }, path);
+    } catch (error) {
+      await kernel.shutdown().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Binds a session to a kernel already running on a remote server; detaching leaves it running. */
