@@ -1,7 +1,7 @@
 /** The panel's JSON API and event stream against a real kernel. */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -430,6 +430,7 @@ describe('panel API: starting a session on a remote server', () => {
     assert.equal(startRefused.status, 502, startRefused.text);
     assert.match(startRefused.data.error, /refused the token \(HTTP 403\)/);
     assert.equal(services.sessions.find('far'), undefined, 'no session was made');
+    assert.equal(existsSync(join(stateDir, 'sessions', 'far')), false, 'nor a session folder');
     noToken();
   });
 
