@@ -191,13 +191,18 @@ _ORIGIN = "_python_session_parent"  # on a Thread: the header of the request (ce
 _FDS = {"stdout": 1, "stderr": 2}
 
 
-def _kernel():
+def _shell():
+    """The IPython shell this kernel runs, or None."""
     try:
         from IPython import get_ipython
 
-        return getattr(get_ipython(), "kernel", None)
+        return get_ipython()
     except Exception:
         return None
+
+
+def _kernel():
+    return getattr(_shell(), "kernel", None)
 
 
 def _scrub(value):
@@ -546,8 +551,8 @@ def _route_output():
                 current = vars(_self).get("write")
                 if current is None or getattr(current, "__func__", None) is type(_self).write:
                     _self.write = _writer
+                releases[_self.name]()  # held text belongs to the request before
                 if single:
-                    releases[_self.name]()  # held text belongs to the request before
                     with _self._buffer_lock:
                         previous = _self.parent_header
                         pending = _self._flush_buffer()  # written under the request before: send it under that one
@@ -555,7 +560,6 @@ def _route_output():
                     if pending:
                         send_under(_self, pending, previous)
                 else:
-                    releases[_self.name]()  # held text belongs to the request before
                     _set(parent)
                 header = _self.parent_header
                 if _captures and header.get("msg_type") == "execute_request":
@@ -619,12 +623,7 @@ _NAMES_KEY = "__python_session_names__"  # the user_expressions key of app/core/
 
 
 def _answer_names_directly():
-    try:
-        from IPython import get_ipython
-
-        shell = get_ipython()
-    except Exception:
-        return
+    shell = _shell()
     evaluate = getattr(shell, "user_expressions", None)
     if evaluate is None or getattr(evaluate, "_python_session", False):
         return
@@ -644,13 +643,8 @@ def _answer_names_directly():
 
 
 def _no_output_history():
-    try:
-        from IPython import get_ipython
-
-        shell = get_ipython()
-    except Exception:
-        return
-    if shell is None or not callable(getattr(shell, "_tee", None)):
+    shell = _shell()
+    if not callable(getattr(shell, "_tee", None)):
         return
     import contextlib
 
