@@ -95,39 +95,36 @@ def family_of(fmt, compression=None):
     return DATA_FORMATS[fmt][2]
 
 
+# The first bytes of each kind of file sniff() tells apart. No prefix starts another, so the
+# order does not matter.
+_MAGIC = (
+    ((b"PK\x03\x04", b"PK\x05\x06"), "zip"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "ole"),
+    (b"PAR1", "parquet"),
+    ((b"$FL2", b"$FL3"), "spss"),
+    (b"<stata_dta>", "stata"),
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bz2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"%PDF", "pdf"),
+    (b"\xff\xd8\xff", "jpeg"),
+)
+
+
 def sniff(path):
     """What the file at ``path`` holds, judged by its first bytes (a family name)."""
     with open(path, "rb") as handle:
         head = handle.read(4096)
     if not head:
         return "empty"
-    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
-        return "zip"
-    if head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
-        return "ole"
-    if head.startswith(b"PAR1"):
-        return "parquet"
-    if head.startswith(b"$FL2") or head.startswith(b"$FL3"):
-        return "spss"
-    if head.startswith(b"<stata_dta>"):
-        return "stata"
+    for magic, family in _MAGIC:
+        if head.startswith(magic):
+            return family
     if len(head) >= 4 and head[0] in (102, 103, 104, 105, 108, 110, 111, 112, 113, 114, 115) \
             and head[1] in (1, 2) and head[2] == 1 and head[3] == 0:
         return "stata"  # the old (pre-117) binary layout
-    if head.startswith(b"\x1f\x8b"):
-        return "gzip"
-    if head.startswith(b"BZh"):
-        return "bz2"
-    if head.startswith(b"\xfd7zXZ\x00"):
-        return "xz"
-    if head.startswith(b"\x28\xb5\x2f\xfd"):
-        return "zstd"
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "png"
-    if head.startswith(b"%PDF"):
-        return "pdf"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "jpeg"
     if b"\x00" in head:
         return "binary"
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
