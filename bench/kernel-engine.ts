@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PythonRunner } from '../app/core/index.js';
 import { JupyterClientBaseline, interleaved } from './baseline.js';
-import { median, ms, spread } from './stats.js';
+import { median, repeat, spread, timed } from './stats.js';
 
 /** The same code as bench/jupyter_client_baseline.py: 100,000 lines of 100 characters. */
 export const OUTPUT_10MB = "import sys\nline = 'x' * 99 + '\\n'\nfor _ in range(100_000): sys.stdout.write(line)";
@@ -24,18 +24,6 @@ export interface EngineBench {
   node: Side & { start_ms: number[] };
   jupyter_client: Side & { start_ms: number };
   ratio_roundtrip: number;
-}
-
-const timed = async (work: () => Promise<unknown>) => {
-  const t = process.hrtime.bigint();
-  await work();
-  return ms(t);
-};
-
-async function repeat(n: number, work: () => Promise<number>): Promise<number[]> {
-  const values: number[] = [];
-  for (let i = 0; i < n; i++) values.push(await work());
-  return values;
 }
 
 export async function runEngineBench(python = process.env.PYTHON_SESSION_TEST_PYTHON || '/usr/bin/python3', runs = 200, baseline?: JupyterClientBaseline): Promise<EngineBench> {

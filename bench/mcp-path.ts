@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, ms } from './stats.js';
+import { median, ms, repeat, timed } from './stats.js';
 import { OUTPUT_10MB } from './kernel-engine.js';
 import { JupyterClientBaseline, interleaved } from './baseline.js';
 
@@ -106,20 +106,7 @@ export async function runMcpBench(python: string, runs = 200, baseline?: Jupyter
     }
     await run(client, '1+1');
     for (let i = 0; i < 10; i++) await run(client, '1+1');
-    const roundtrip = await interleaved(
-      runs,
-      20,
-      async (n) => {
-        const times: number[] = [];
-        for (let i = 0; i < n; i++) {
-          const t = process.hrtime.bigint();
-          await run(client, '1+1');
-          times.push(ms(t));
-        }
-        return times;
-      },
-      (n) => jc.roundtrips(n),
-    );
+    const roundtrip = await interleaved(runs, 20, (n) => repeat(n, () => timed(() => run(client, '1+1'))), (n) => jc.roundtrips(n));
 
     // New session to first result: cold (no pool) against pooled.
     const coldClient = (await cold.connect()).client;
@@ -167,16 +154,7 @@ export async function runMcpBench(python: string, runs = 200, baseline?: Jupyter
 
     const before = memoryOf(daemon.pid()).peak;
     let big: Result | undefined;
-    const output = await interleaved(
-      5,
-      1,
-      async () => {
-        const t = process.hrtime.bigint();
-        big = await run(client, OUTPUT_10MB);
-        return [ms(t) / 1000];
-      },
-      async () => [await jc.output()],
-    );
+    const output = await interleaved(5, 1, async () => [(await timed(async () => (big = await run(client, OUTPUT_10MB)))) / 1000], async () => [await jc.output()]);
     const after = memoryOf(daemon.pid()).peak;
 
     // A shim that has to start the daemon itself.

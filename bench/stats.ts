@@ -18,3 +18,17 @@ export function spread(values: number[], digits = 2): string {
 export function ms(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
+
+/** Milliseconds `work` takes. */
+export async function timed(work: () => Promise<unknown>): Promise<number> {
+  const t = process.hrtime.bigint();
+  await work();
+  return ms(t);
+}
+
+/** `work`'s results, `n` times in a row. */
+export async function repeat(n: number, work: () => Promise<number>): Promise<number[]> {
+  const values: number[] = [];
+  for (let i = 0; i < n; i++) values.push(await work());
+  return values;
+}
