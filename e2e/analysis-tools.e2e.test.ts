@@ -61,7 +61,7 @@ describe('data, estimation and charts over MCP', () => {
     const result = await call(client, 'load_data', { path: join(dir, 'longley.csv'), name: 'longley' });
     assert.equal(result.isError, undefined, text(result));
     assert.match(text(result), /16 rows/);
-    assert.equal(result.structuredContent?.rows, 16);
+    assert.equal(result.facts?.rows, 16);
   });
 
   test('ols matches NIST certified Longley results to the digits double precision allows', async () => {
@@ -169,8 +169,8 @@ print(json.dumps({'dw': durbin_watson(r.resid), 'bg': [bg[0], bg[1], bg[2], bg[3
     const path = join(dir, 'charts', 'employment.pdf');
     const saved = await call(client, 'save_figure', { path, dpi: 120 });
     assert.equal(saved.isError, undefined, text(saved));
-    assert.equal(saved.structuredContent?.path, path);
-    assert.equal(saved.structuredContent?.bytes, (await stat(path)).size);
+    assert.equal(saved.facts?.path, path);
+    assert.equal(saved.facts?.bytes, (await stat(path)).size);
     assert.ok(!text(saved).includes('base64'));
   });
 });

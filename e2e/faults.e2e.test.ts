@@ -41,15 +41,15 @@ function suite(env: Record<string, string>, name: string) {
   const run = (code: string, extra: Record<string, unknown> = {}) => call(state.client, 'run_python', { code, ...extra });
   const kernelPid = async (session = 'default') => {
     const status = await call(state.client, 'kernel_status', { session });
-    if (typeof status.structuredContent?.pid !== 'number') throw new Error(`kernel_status gave no pid: ${text(status)}`);
-    return status.structuredContent.pid as number;
+    if (typeof status.facts?.pid !== 'number') throw new Error(`kernel_status gave no pid: ${text(status)}`);
+    return status.facts.pid as number;
   };
   const marker = () => {
     const m = `ps-fault-child-${randomUUID()}`;
     state.markers.push(m);
     return m;
   };
-  const busy = (session = 'default') => waitFor(async () => (await call(state.client, 'kernel_status', { session })).structuredContent?.state === 'busy', 10_000, 100);
+  const busy = (session = 'default') => waitFor(async () => (await call(state.client, 'kernel_status', { session })).facts?.state === 'busy', 10_000, 100);
   return { state, run, kernelPid, marker, busy };
 }
 
@@ -91,8 +91,8 @@ describe('user code that ends the kernel', { skip: SKIP }, () => {
       assert.match(text(died), killer.says);
       assert.match(text(died), new RegExp(`Lost with it: [^\\n]*\\b${name}\\b`));
       assert.match(text(died), /A fresh kernel has been started/);
-      assert.equal(died.structuredContent?.status, 'died');
-      assert.ok((died.structuredContent?.lost_names as string[]).includes(name));
+      assert.equal(died.facts?.status, 'died');
+      assert.ok((died.facts?.lost_names as string[]).includes(name));
       assert.ok(await waitFor(() => !running(pid), 5000), 'the old process is gone');
 
       // The working call: exactly its own output (this client was already told; no second note).
@@ -198,7 +198,7 @@ describe('user code that hangs', { skip: SKIP }, () => {
     for (let i = 0; i < 8; i++) {
       const pending = run("import time\nprint('started', flush=True)\ntime.sleep(120)");
       // As soon as the daemon has sent it (before that there is nothing to interrupt).
-      assert.ok(await waitFor(async () => (await call(other, 'kernel_status', {})).structuredContent?.state === 'busy', 10_000, 5));
+      assert.ok(await waitFor(async () => (await call(other, 'kernel_status', {})).facts?.state === 'busy', 10_000, 5));
       await call(other, 'interrupt_kernel', {});
       const result = await pending;
       assert.match(text(result), /Python error: KeyboardInterrupt|^Interrupted\.$/, `round ${i}: ${text(result)}`);
@@ -217,8 +217,8 @@ describe('user code that hangs', { skip: SKIP }, () => {
     assert.match(text(stuck), /^blocking\n/);
     assert.match(text(stuck), /Timed out after 1 s; the run was interrupted and, as it would not stop, the kernel was restarted \(variables lost\)/);
     assert.match(text(stuck), /Lost with it: [^\n]*\bkept\b/);
-    assert.equal(stuck.structuredContent?.restarted, true);
-    assert.ok((stuck.structuredContent?.lost_names as string[]).includes('kept'));
+    assert.equal(stuck.facts?.restarted, true);
+    assert.ok((stuck.facts?.lost_names as string[]).includes('kept'));
     assert.ok(await waitFor(() => !running(pid), 5000), 'the stuck process was ended');
     assert.equal(text(await run('1 + 1')), '2\n');
     assert.equal(logOf(state.harness.home).find((e) => e.code === code)?.status, 'timeout', 'the run is in the log');
@@ -245,7 +245,7 @@ describe('user code that hangs', { skip: SKIP }, () => {
     process.kill(pid, 'SIGKILL'); // while idle: nobody's call is there to report it
     assert.ok(
       await waitFor(async () => {
-        const status = (await call(state.client, 'kernel_status', {})).structuredContent;
+        const status = (await call(state.client, 'kernel_status', {})).facts;
         return status?.state === 'idle' && status.pid !== pid;
       }, 15_000, 100),
       'the daemon noticed and put a fresh kernel in its place',
@@ -254,7 +254,7 @@ describe('user code that hangs', { skip: SKIP }, () => {
     assert.match(text(next), /^Note: this session's kernel died since your previous call, so this call ran in a fresh one\.\nThe Python kernel died: the kernel was ended by SIGKILL/);
     assert.match(text(next), /Lost with it: [^\n]*\bkept_idle\b/);
     assert.match(text(next), /\n\nhello\n$/);
-    assert.deepEqual((next.structuredContent?.died_before as { lost_names: string[] }).lost_names.includes('kept_idle'), true);
+    assert.deepEqual((next.facts?.died_before as { lost_names: string[] }).lost_names.includes('kept_idle'), true);
     assert.equal(text(await run("print('again')")), 'again\n', 'told once');
   });
 });
@@ -386,7 +386,7 @@ describe('a full disk or an unusable state folder', { skip: SKIP }, () => {
       assert.equal(result.isError, undefined);
       assert.match(text(result), /^ran anyway\n2\n/);
       assert.match(text(result), /Warning: this run is not in the session log — could not write the session log [^\n]*log\.jsonl: ENOSPC: no space left on device/);
-      assert.equal((result.structuredContent?.warnings as string[]).length, 1);
+      assert.equal((result.facts?.warnings as string[]).length, 1);
     } finally {
       rmSync(log);
       writeFileSync(log, saved);
@@ -401,7 +401,7 @@ describe('a full disk or an unusable state folder', { skip: SKIP }, () => {
     assert.equal(result.isError, undefined, text(result));
     assert.ok(result.content.some((c) => c.type === 'image'), 'the image is in the reply');
     assert.match(text(result), /\[figure not saved: EEXIST: file already exists, mkdir '[^']*figures'\]/);
-    assert.deepEqual(result.structuredContent?.figures, []);
+    assert.deepEqual(result.facts?.figures, []);
   });
 
   test('long output when the spill folder is a file: the head and tail come back, without a file to point to', { timeout: 60_000 }, async () => {
@@ -411,7 +411,7 @@ describe('a full disk or an unusable state folder', { skip: SKIP }, () => {
     assert.match(text(result), /^0\n1\n/);
     assert.match(text(result), /2999\n$/);
     assert.match(text(result), /characters of output, which could not be saved \(EEXIST[^)]*\), left out …\]/, 'and it does not point to a file that is not there');
-    assert.equal(result.structuredContent?.full_output_path, undefined);
+    assert.equal(result.facts?.full_output_path, undefined);
   });
 
   test('a session folder that is a file: start_kernel says which, and other sessions keep working', { timeout: 60_000 }, async () => {
@@ -448,7 +448,7 @@ describe('a full disk or an unusable state folder', { skip: SKIP }, () => {
       assert.ok(result.content.some((c) => c.type === 'image'), 'the figure is in the reply');
       assert.match(text(result), /\[figure not saved: ENOSPC: no space left on device/);
       assert.match(text(result), /characters of output, which could not be saved \(ENOSPC: no space left on device, write\), left out …\]/);
-      assert.equal(result.structuredContent?.full_output_path, undefined);
+      assert.equal(result.facts?.full_output_path, undefined);
       assert.match(text(result), /\n2999\n42\n\nWarning: this run is not in the session log — [^\n]*ENOSPC/, 'the value after the text printed before it, then the warning');
       // Nothing half-written: the log is absent or whole lines only.
       const log = join(tiny(), 'log.jsonl');

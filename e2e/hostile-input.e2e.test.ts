@@ -142,7 +142,7 @@ describe('hostile arguments, code and output through a real MCP client', { skip:
   let kernel: number;
   let files: string;
   const run = (code: string, extra: Record<string, unknown> = {}) => call(client, 'run_python', { code, ...extra });
-  const kernelPid = async () => (await call(client, 'kernel_status', {})).structuredContent?.pid as number;
+  const kernelPid = async () => (await call(client, 'kernel_status', {})).facts?.pid as number;
 
   before(async () => {
     harness = await createHarness({ PYTHON_MCP_POOL_SIZE: '0', PYTHON_MCP_OUTPUT_LIMIT: '20000' });
@@ -229,7 +229,7 @@ describe('hostile arguments, code and output through a real MCP client', { skip:
     assert.ok(images.length >= 1 && images.length < 8, `${images.length} of 8 images sent`);
     assert.ok(imageChars <= 5_000_000, `${imageChars} base64 characters of images in one reply`);
     assert.match(text(figures), /not sent, as this reply already carries \d+\.\d MB of images/);
-    assert.equal((figures.structuredContent?.figures as string[]).length, 8, 'every figure was saved');
+    assert.equal((figures.facts?.figures as string[]).length, 8, 'every figure was saved');
     await run('del big');
   });
 
@@ -248,8 +248,8 @@ describe('hostile arguments, code and output through a real MCP client', { skip:
     assert.equal(text(displayed), 'shown \\ud800\n');
     // The capture still works, and a child filling the pipe does not block: this hung before.
     const seq = await run("import subprocess\nsubprocess.run(['seq', '200000']).returncode", { timeout_s: 30 });
-    assert.equal(seq.structuredContent?.status, 'ok');
-    const spilled = readFileSync(seq.structuredContent?.full_output_path as string, 'utf8');
+    assert.equal(seq.facts?.status, 'ok');
+    const spilled = readFileSync(seq.facts?.full_output_path as string, 'utf8');
     assert.ok(spilled.includes('\n199999\n200000\n'));
   });
 

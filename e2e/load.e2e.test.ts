@@ -165,16 +165,16 @@ describe('outputs far past the reply limit', { skip: SKIP }, () => {
     assert.equal(fifty.result.isError, undefined);
     assert.ok(reply.length < 21_000, `reply of ${reply.length} characters`);
     assert.match(reply, /characters of output left out; the whole output is in /);
-    assert.equal(statSync(fifty.result.structuredContent?.full_output_path as string).size, 50 * MB);
+    assert.equal(statSync(fifty.result.facts?.full_output_path as string).size, 50 * MB);
 
     // One write of 50 MB (not fifty of 1 MB): the kernel may not send it as one message either.
     const single = await measured('sys.stdout.write("y" * (50 * 1024 * 1024))');
     assert.ok(text(single.result).length < 21_000);
-    assert.equal(statSync(single.result.structuredContent?.full_output_path as string).size, 50 * MB);
+    assert.equal(statSync(single.result.facts?.full_output_path as string).size, 50 * MB);
 
     // Three times as much output must not take three times the memory.
     const triple = await measured('for i in range(150):\n    sys.stdout.write("z" * (1024 * 1024 - 1) + "\\n")');
-    assert.equal(statSync(triple.result.structuredContent?.full_output_path as string).size, 150 * MB);
+    assert.equal(statSync(triple.result.facts?.full_output_path as string).size, 150 * MB);
     const figures = { growth50MbMb: Math.round(fifty.growth / MB), growthSingle50MbWriteMb: Math.round(single.growth / MB), growth150MbMb: Math.round(triple.growth / MB), peakMb: Math.round(Math.max(fifty.peak, single.peak, triple.peak) / MB) };
     record('bigOutput', figures);
     t.diagnostic(`50 MB output: ${JSON.stringify(figures)}`);
@@ -193,7 +193,7 @@ describe('outputs far past the reply limit', { skip: SKIP }, () => {
     assert.ok(reply.startsWith('0\n1\n2\n'));
     assert.ok(reply.endsWith('999998\n999999\n'));
     assert.ok(reply.length < 21_000);
-    const file = readFileSync(lines.result.structuredContent?.full_output_path as string, 'utf8');
+    const file = readFileSync(lines.result.facts?.full_output_path as string, 'utf8');
     assert.equal(file.split('\n').length - 1, 1_000_000);
     const figures = { seconds: Number(seconds.toFixed(1)), growthMb: Math.round(lines.growth / MB), peakMb: Math.round(lines.peak / MB) };
     record('millionLines', figures);

@@ -47,10 +47,10 @@ describe('MCP tools over stdio', () => {
     assert.match(text(before), /PYTHON_MCP_INTERPRETER/);
     await call(client, 'run_python', { code: 'warm = 1' });
     const afterRun = await call(client, 'python_status');
-    assert.equal(afterRun.structuredContent?.state, 'idle');
-    assert.ok(afterRun.structuredContent?.pid > 0);
-    assert.ok(afterRun.structuredContent?.memory_bytes > 10_000_000);
-    assert.match(String(afterRun.structuredContent?.packages?.ipykernel), /^\d/);
+    assert.equal(afterRun.facts?.state, 'idle');
+    assert.ok(afterRun.facts?.pid > 0);
+    assert.ok(afterRun.facts?.memory_bytes > 10_000_000);
+    assert.match(String(afterRun.facts?.packages?.ipykernel), /^\d/);
   });
 
   test('run_python: state persists, the last expression shows, output is in print order', async () => {
@@ -78,7 +78,7 @@ describe('MCP tools over stdio', () => {
     assert.ok(image, 'an image content item');
     assert.equal(image.mimeType, 'image/png');
     assert.equal(Buffer.from(image.data, 'base64').subarray(1, 4).toString(), 'PNG');
-    const [figure] = result.structuredContent?.figures as string[];
+    const [figure] = result.facts?.figures as string[];
     assert.ok(figure.startsWith(join(harness.home, 'sessions', 'default', 'figures')));
     assert.ok(existsSync(figure));
     assert.ok(!text(result).includes('iVBOR'), 'never base64 in the text');
@@ -90,7 +90,7 @@ describe('MCP tools over stdio', () => {
     assert.ok(out.startsWith('row 0\n'));
     assert.ok(out.includes('row 4999'));
     assert.ok(out.length < 5000, `reply has ${out.length} characters`);
-    const spill = result.structuredContent?.full_output_path as string;
+    const spill = result.facts?.full_output_path as string;
     assert.match(out, /characters of output left out; the whole output is in /);
     const full = await readFile(spill, 'utf8');
     assert.equal(full.trim().split('\n').length, 5000);
@@ -112,7 +112,7 @@ describe('MCP tools over stdio', () => {
     controller.abort();
     await assert.rejects(pending);
     assert.ok(
-      await waitFor(async () => (await call(client, 'kernel_status')).structuredContent?.state === 'idle', 5000),
+      await waitFor(async () => (await call(client, 'kernel_status')).facts?.state === 'idle', 5000),
       'the kernel went back to idle',
     );
   });
@@ -141,17 +141,17 @@ describe('MCP tools over stdio', () => {
   test('sessions: start, list, status, interrupt, restart, reset, shutdown', async () => {
     const started = await call(client, 'start_kernel', { session: 'second', cwd: harness.home });
     assert.match(text(started), /Started/);
-    assert.equal(started.structuredContent?.cwd, harness.home);
+    assert.equal(started.facts?.cwd, harness.home);
     assert.equal(text(await call(client, 'run_python', { session: 'second', code: 'import os; os.getcwd()' })), `'${harness.home}'\n`);
     const again = await call(client, 'start_kernel', { session: 'second' });
     assert.equal(again.isError, true);
     assert.match(text(again), /already has a kernel/);
     const listed = await call(client, 'list_sessions');
-    assert.deepEqual((listed.structuredContent?.sessions as { session: string }[]).map((s) => s.session).sort(), ['default', 'second']);
+    assert.deepEqual((listed.facts?.sessions as { session: string }[]).map((s) => s.session).sort(), ['default', 'second']);
     assert.match(text(await call(client, 'interrupt_kernel', { session: 'second' })), /Nothing was running/);
     await call(client, 'run_python', { session: 'second', code: 'keep = 1' });
     const restarted = await call(client, 'restart_kernel', { session: 'second' });
-    assert.deepEqual(restarted.structuredContent?.lost_names, ['os', 'keep']);
+    assert.deepEqual(restarted.facts?.lost_names, ['os', 'keep']);
     await call(client, 'run_python', { session: 'second', code: 'a = 1; b = 2' });
     const reset = await call(client, 'reset_namespace', { session: 'second' });
     assert.equal(reset.isError, undefined, text(reset));
@@ -182,7 +182,7 @@ describe('MCP tools over stdio', () => {
   test('list_interpreters shows the chosen one', async () => {
     const result = await call(client, 'list_interpreters');
     assert.match(text(result), /used for new sessions/);
-    assert.ok(Array.isArray(result.structuredContent?.interpreters));
+    assert.ok(Array.isArray(result.facts?.interpreters));
   });
 
   test('export_notebook writes a notebook that nbformat validates', async () => {
@@ -228,7 +228,7 @@ describe('two clients, one daemon', () => {
     await call(client, 'run_python', { code: 'x = 1' });
     const pid = await harness.daemonPid();
     assert.ok(pid && isAlive(pid));
-    const kernelPid = (await call(client, 'kernel_status')).structuredContent?.pid as number;
+    const kernelPid = (await call(client, 'kernel_status')).facts?.pid as number;
     process.kill(pid, 'SIGKILL');
     assert.ok(await waitFor(() => !isAlive(kernelPid), 5000), 'the kernel does not outlive its daemon');
     const next = await call(client, 'run_python', { code: '1 + 1' });

@@ -58,7 +58,7 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
   test('list_interpreters lists the server\'s kernelspecs beside the local interpreters', async () => {
     const result = await call(client, 'list_interpreters');
     assert.match(text(result), /used for new sessions[\s\S]*\nRemote Jupyter servers:\nlab {2}http:\/\/127\.0\.0\.1:\d+\/\n {2}kernelspec python3/);
-    const remote = result.structuredContent?.remote_servers as { server: { name: string }; kernelspecs: { name: string }[] }[];
+    const remote = result.facts?.remote_servers as { server: { name: string }; kernelspecs: { name: string }[] }[];
     assert.deepEqual(remote.map((r) => [r.server.name, r.kernelspecs.map((k) => k.name)]), [['lab', ['python3']]]);
   });
 
@@ -66,11 +66,11 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
     const started = await call(client, 'start_kernel', { session, server: 'lab', kernel_name: 'python3', cwd: 'work' });
     assert.equal(started.isError, undefined, text(started));
     assert.match(text(started), /^Started on lab \(http:\/\/127\.0\.0\.1:\d+\/\)\.\nSession "remote": idle\n {2}runs on lab/);
-    assert.equal(started.structuredContent?.remote?.kernel_name, 'python3');
+    assert.equal(started.facts?.remote?.kernel_name, 'python3');
     const status = await call(client, 'python_status', { session });
     assert.match(text(status), /runs on lab \(http:\/\/127\.0\.0\.1:\d+\/\)/);
     assert.match(text(status), /remote kernel lab:[0-9a-f-]+ \(kernelspec "python3", Python 3\.\d+/);
-    assert.match(String(status.structuredContent?.python_version), /^3\./);
+    assert.match(String(status.facts?.python_version), /^3\./);
     assert.ok(!text(status).includes('Could not probe'));
     assert.equal(text(await call(client, 'run_python', { session, code: 'import os; os.path.basename(os.getcwd())' })), "'work'\n", 'cwd is relative to the server root');
     const listed = await call(client, 'list_sessions');
@@ -92,7 +92,7 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
     const result = await call(client, 'run_python', { session, code: 'import matplotlib.pyplot as plt\nplt.plot([1, 4, 9])\nplt.show()' });
     const image = result.content.find((c) => c.type === 'image') as { data: string; mimeType: string } | undefined;
     assert.equal(image?.mimeType, 'image/png');
-    const saved = result.structuredContent?.figures as string[];
+    const saved = result.facts?.figures as string[];
     assert.equal(saved.length, 1);
     assert.ok(existsSync(saved[0]) && saved[0].startsWith(join(harness.home, 'sessions', session)));
   });
@@ -188,7 +188,7 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
   test('the server restarted mid-session: the run gets a clear error, and the session comes back with a fresh kernel', async () => {
     await call(client, 'run_python', { session, code: 'precious = [1, 2, 3]' });
     const running = call(client, 'run_python', { session, code: 'import time; time.sleep(60)' });
-    assert.ok(await waitFor(async () => (await call(client, 'kernel_status', { session })).structuredContent?.state === 'busy', 10_000));
+    assert.ok(await waitFor(async () => (await call(client, 'kernel_status', { session })).facts?.state === 'busy', 10_000));
     await server.stop();
     try {
       const cut = await running;
@@ -202,7 +202,7 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
       await server.start();
     }
     assert.ok(
-      await waitFor(async () => (await call(client, 'kernel_status', { session })).structuredContent?.remote?.connection === 'connected', 40_000, 500),
+      await waitFor(async () => (await call(client, 'kernel_status', { session })).facts?.remote?.connection === 'connected', 40_000, 500),
       'reconnected after the server came back',
     );
     // (The first call after a lost kernel may be prefixed with a note saying so.)
@@ -211,7 +211,7 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
   });
 
   test('shutdown_kernel ends the kernel on the server', async () => {
-    const id = (await call(client, 'kernel_status', { session })).structuredContent?.remote?.kernel_id as string;
+    const id = (await call(client, 'kernel_status', { session })).facts?.remote?.kernel_id as string;
     assert.ok((await api.kernels()).some((k) => k.id === id));
     assert.match(text(await call(client, 'shutdown_kernel', { session })), /Session "remote" was shut down/);
     assert.deepEqual(await api.kernels(), []);

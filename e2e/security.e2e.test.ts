@@ -31,7 +31,7 @@ describe('the daemon and its kernels', { skip: SKIP }, () => {
   let daemon: number;
   let umask: number;
   const run = (code: string, extra: Record<string, unknown> = {}) => call(client, 'run_python', { code, ...extra });
-  const kernelPid = async (session = 'default') => (await call(client, 'kernel_status', { session })).structuredContent?.pid as number;
+  const kernelPid = async (session = 'default') => (await call(client, 'kernel_status', { session })).facts?.pid as number;
   /** The connection file a kernel was started with (its `-f` argument). */
   const connectionFileOf = (pid: number) => {
     const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');

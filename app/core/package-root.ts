@@ -21,15 +21,25 @@ export function pythonHelpersDir(): string {
   return join(packageRoot(), 'resources', 'python');
 }
 
-let version: string | undefined;
+let manifest: { version?: unknown; homepage?: unknown } | undefined;
+
+function packageManifest(): { version?: unknown; homepage?: unknown } {
+  if (manifest) return manifest;
+  try {
+    manifest = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown; homepage?: unknown };
+  } catch {
+    manifest = {};
+  }
+  return manifest;
+}
 
 /** This package's version, from its package.json. */
 export function packageVersion(): string {
-  if (version !== undefined) return version;
-  try {
-    version = String((JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown }).version ?? 'unknown');
-  } catch {
-    version = 'unknown';
-  }
-  return version;
+  return String(packageManifest().version ?? 'unknown');
+}
+
+/** The package's website, from its package.json (the MCP server's `websiteUrl`). */
+export function packageHomepage(): string | undefined {
+  const homepage = packageManifest().homepage;
+  return typeof homepage === 'string' ? homepage : undefined;
 }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TEST_PYTHON } from '../../app/core/testing/test-python.js';
+import { FACTS_KEY } from '../../app/core/tools/tool-context.js';
 
 export const CLI = fileURLToPath(new URL('../../app/cli/main.js', import.meta.url));
 
@@ -22,7 +23,10 @@ export interface Harness {
 export type CallResult = {
   content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[];
   structuredContent?: Record<string, any>;
+  _meta?: Record<string, any>;
   isError?: boolean;
+  /** The machine-readable facts a tool gave: its structuredContent where the JSON is the answer, else its `_meta` facts. */
+  facts?: Record<string, any>;
 };
 
 export function text(result: CallResult): string {
@@ -33,7 +37,8 @@ export function text(result: CallResult): string {
 }
 
 export async function call(client: Client, name: string, args: Record<string, unknown> = {}, options: Parameters<Client['callTool']>[2] = {}): Promise<CallResult> {
-  return (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000, ...options })) as CallResult;
+  const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000, ...options })) as CallResult;
+  return { ...result, facts: result.structuredContent ?? result._meta?.[FACTS_KEY] };
 }
 
 export async function createHarness(extraEnv: Record<string, string> = {}, options: { home?: string } = {}): Promise<Harness> {

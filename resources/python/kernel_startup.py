@@ -65,6 +65,13 @@ so nothing here appears among the user's variables.
    prints in memory (its output history, for %notebook), which a long loop
    turns into gigabytes. That capture is turned off; the session log keeps
    the output, capped, with the rest in a file.
+
+11. Figures under any backend. Only Jupyter's inline backend displays the
+   figures a cell drew; after `matplotlib.use('Agg')` (which many scripts and
+   guides start with) no figure would ever come back, and `plt.show()` only
+   warns. Under a non-interactive backend, `plt.show()` displays the open
+   figures where it is called and the end of each cell displays the rest,
+   then closes them, as the inline backend does.
 """
 import codecs
 import collections
@@ -146,12 +153,16 @@ def _remember_closed_figures():
         gcf.destroy_all = classmethod(destroy_all_and_keep)
         gcf._python_session_wrapped = True
 
-    name = "matplotlib._pylab_helpers"
+    _after_import("matplotlib._pylab_helpers", wrap)
+
+
+def _after_import(name, fn):
+    """Calls fn(module) once module `name` is imported (now, if it already is)."""
     if name in sys.modules:
-        wrap(sys.modules[name])
+        fn(sys.modules[name])
         return
 
-    class WatchFigureRegistry(importlib.abc.MetaPathFinder):
+    class WatchImport(importlib.abc.MetaPathFinder):
         def find_spec(self, fullname, path, target=None):
             if fullname != name:
                 return None
@@ -161,17 +172,84 @@ def _remember_closed_figures():
                 return spec
             execute = spec.loader.exec_module
 
-            def exec_and_wrap(module):
+            def exec_and_call(module):
                 execute(module)
                 try:
-                    wrap(module)
+                    fn(module)
                 except Exception:
-                    pass  # an unexpected matplotlib: saving earlier figures just won't work
+                    pass  # an unexpected version of the module: the extra just doesn't apply
 
-            spec.loader.exec_module = exec_and_wrap
+            spec.loader.exec_module = exec_and_call
             return spec
 
-    sys.meta_path.insert(0, WatchFigureRegistry())
+    sys.meta_path.insert(0, WatchImport())
+
+
+def _non_interactive_backend():
+    """True when matplotlib's backend draws only to files (Agg, PDF, SVG…), not inline or a window."""
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is None:
+        return False
+    try:
+        backend = str(matplotlib.get_backend()).lower()
+        from matplotlib import rcsetup
+
+        return backend in {b.lower() for b in rcsetup.non_interactive_bk} and "inline" not in backend
+    except Exception:
+        return False
+
+
+def _display_open_figures():
+    """Displays every open figure as a PNG, then closes them (what the inline backend does)."""
+    helpers = sys.modules.get("matplotlib._pylab_helpers")
+    if helpers is None:
+        return
+    managers = list(helpers.Gcf.get_all_fig_managers())
+    if not managers:
+        return
+    import base64
+    import io
+
+    from IPython.display import display
+
+    for manager in managers:
+        figure = manager.canvas.figure
+        buffer = io.BytesIO()
+        try:
+            figure.savefig(buffer, format="png", bbox_inches="tight")
+        except Exception as error:
+            sys.stderr.write("Figure %s could not be drawn: %s\n" % (manager.num, error))
+            continue
+        display({"image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
+                 "text/plain": repr(figure)}, raw=True)
+    helpers.Gcf.destroy_all()
+
+
+def _show_figures_under_any_backend():
+    def wrap_show(pyplot):
+        show = pyplot.show
+        if getattr(show, "_python_session", False):
+            return
+
+        def show_here(*args, **kwargs):
+            if not _non_interactive_backend():
+                return show(*args, **kwargs)
+            _display_open_figures()
+
+        show_here._python_session = True
+        show_here.__doc__ = show.__doc__
+        pyplot.show = show_here
+
+    _after_import("matplotlib.pyplot", wrap_show)
+    shell = _shell()
+    if shell is None:
+        return
+
+    def at_cell_end():
+        if _non_interactive_backend():
+            _display_open_figures()
+
+    shell.events.register("post_execute", at_cell_end)
 
 
 def _pending_chars(stream):
@@ -654,6 +732,7 @@ def _no_output_history():
 _start_lifeline()
 _cap_memory()
 _remember_closed_figures()
+_show_figures_under_any_backend()
 _quiet_interrupt_artifact()
 _route_output()
 _answer_names_directly()

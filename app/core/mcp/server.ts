@@ -4,7 +4,7 @@
  * so two clients can work in one kernel.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { packageVersion } from '../package-root.js';
+import { packageHomepage, packageVersion } from '../package-root.js';
 import { SessionManager } from '../sessions/session-manager.js';
 import { Settings } from '../settings/settings.js';
 import type { KernelOptions } from '../kernel/kernel.js';
@@ -53,7 +53,11 @@ const INSTRUCTIONS =
   'Start with python_status to see the interpreter and its packages. Load files with load_data, fit regressions with ols, inspect variables with list_names/describe_object, and get exact numbers with get_value.';
 
 export function createMcpServer(services: DaemonServices, connection: { id: string; client?: string }): McpServer {
-  const server = new McpServer({ name: 'python-session', version: packageVersion() }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
+  // No logging capability: the daemon logs to its own file, not to the client.
+  const server = new McpServer(
+    { name: 'python-session', title: 'Python Session', version: packageVersion(), websiteUrl: packageHomepage() },
+    { instructions: INSTRUCTIONS },
+  );
   const context: ToolContext = {
     sessions: services.sessions,
     settings: services.settings,

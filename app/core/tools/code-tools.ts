@@ -6,7 +6,8 @@ import { outputText, type Output } from '../kernel/outputs.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
 import { runContent } from '../mcp/run-content.js';
 import { callHelper, ToolCallError } from './python-bridge.js';
-import { errorResult, guarded, sessionArg, textResult, type ToolContext, type ToolRegistrar, type ToolResult } from './tool-context.js';
+import { READS, RUNS_CODE } from './tool-annotations.js';
+import { contentResult, dataResult, errorResult, guarded, sessionArg, textResult, type ToolContext, type ToolRegistrar, type ToolResult } from './tool-context.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -68,32 +69,43 @@ export async function runPython(context: ToolContext, args: { code: string; time
     }
     const { result, figures } = outcome;
     const failed = result.status !== 'ok' || !!result.timedOut;
-    return {
-      content: [...before, ...runContent(result, figures, timeoutS), ...warnings],
-      structuredContent: {
-        status: result.timedOut ? 'timeout' : result.status,
-        execution_count: result.executionCount,
-        duration_ms: result.durationMs,
-        figures: figures.filter((f) => f.path).map((f) => f.path),
-        ...(result.spillPath ? { full_output_path: result.spillPath } : {}),
-        ...(result.error ? { error: { ename: result.error.ename, evalue: result.error.evalue, line: result.error.line ?? null } } : {}),
-        ...(result.restarted ? { restarted: true, lost_names: result.lostNames ?? [] } : {}),
-        ...noted,
-      },
-      ...(failed ? { isError: true } : {}),
+    const facts = {
+      status: result.timedOut ? 'timeout' : result.status,
+      execution_count: result.executionCount,
+      duration_ms: result.durationMs,
+      figures: figures.filter((f) => f.path).map((f) => f.path),
+      ...(result.spillPath ? { full_output_path: result.spillPath } : {}),
+      ...(result.error ? { error: { ename: result.error.ename, evalue: result.error.evalue, line: result.error.line ?? null } } : {}),
+      ...(result.restarted ? { restarted: true, lost_names: result.lostNames ?? [] } : {}),
+      ...noted,
     };
+    // The answer is the printed text and figures, so no structuredContent (see FACTS_KEY).
+    const answer = contentResult([...before, ...runContent(result, figures, timeoutS), ...warnings], facts);
+    return failed ? { ...answer, isError: true } : answer;
   } finally {
     progress.stop();
   }
 }
 
-/** Calls a Python helper and shapes its answer (or its failure) for the model. */
-export async function helperResult(context: ToolContext, sessionName: string | undefined, tool: string, args: Record<string, unknown>): Promise<ToolResult> {
+/**
+ * Calls a Python helper and shapes its answer (or its failure) for the model. `answer: 'data'` is
+ * for tools whose JSON is the answer (get_value, ols): it goes out as structuredContent, with any
+ * text the helper printed added to it, so a client that forwards only the JSON loses nothing.
+ */
+export async function helperResult(
+  context: ToolContext,
+  sessionName: string | undefined,
+  tool: string,
+  args: Record<string, unknown>,
+  options: { answer?: 'text' | 'data' } = {},
+): Promise<ToolResult> {
   const session = await context.sessions.ensure(sessionName ?? DEFAULT_SESSION);
   try {
     const result = await callHelper(session.kernel, tool, args, { timeoutMs: context.settings.timeoutS() * 1000 });
-    const extraText = outputText(result.outputs).trim();
-    return textResult(extraText ? `${result.text}\n\n${extraText}` : result.text, result.structured ?? undefined);
+    const printed = outputText(result.outputs).trim();
+    const text = printed ? `${result.text}\n\n${printed}` : result.text;
+    if (options.answer === 'data' && result.structured) return dataResult(text, printed ? { ...result.structured, printed } : result.structured);
+    return textResult(text, result.structured ?? undefined);
   } catch (error) {
     if (error instanceof ToolCallError) {
       const install = error.install ? `\nInstall it with:\n  ${error.install}` : '';
@@ -110,18 +122,18 @@ export const registerCodeTools: ToolRegistrar = (server, context) => {
     session: sessionArg,
   };
   const runDescription =
-    'Run Python code in a persistent Jupyter kernel in the user\'s own Python (their conda env, pandas, statsmodels…). Variables, imports and loaded data persist between calls, like notebook cells. ' +
-    'Returns printed output and the last expression\'s value in print order; matplotlib figures come back as images (also saved to the session\'s figures folder). ' +
+    'Run Python code in a persistent Jupyter kernel in the user\'s own Python (their conda env, pandas, statsmodels…): data analysis, statistics, plots. Variables, imports and loaded data persist between calls, like notebook cells. ' +
+    'Returns printed output and the last expression\'s value in print order; matplotlib plots and charts come back as images (also saved to the session\'s figures folder). ' +
     'On failure the reply ends with "Python error: <Type> on line N: <message>" and the session keeps its state; call last_error for the full traceback. ' +
-    'Long outputs are cut to head and tail with the path of a file holding all of it. Long runs report progress; cancelling the call interrupts the kernel.';
+    'Long outputs are cut to head and tail with the path of a file holding all of it. Long runs report progress; cancelling the call interrupts the kernel. The code runs with the user\'s rights.';
   server.registerTool(
     'run_python',
-    { title: 'Run Python', description: runDescription, inputSchema: runShape, annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },
+    { title: 'Run Python code', description: runDescription, inputSchema: runShape, annotations: RUNS_CODE },
     (args, extra) => guarded(() => runPython(context, args, extra)),
   );
   server.registerTool(
     'execute_code',
-    { title: 'Execute code', description: `Same as run_python (kept for clients configured for the earlier tool). ${runDescription}`, inputSchema: runShape, annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },
+    { title: 'Execute Python code', description: `Same as run_python (kept for clients configured for the earlier tool). ${runDescription}`, inputSchema: runShape, annotations: RUNS_CODE },
     (args, extra) => guarded(() => runPython(context, args, extra)),
   );
   server.registerTool(
@@ -130,7 +142,7 @@ export const registerCodeTools: ToolRegistrar = (server, context) => {
       title: 'List variables',
       description: 'List the user variables in a session (a variable explorer): name, type, shape or length, size and a short preview. DataFrames show their shape and dtypes. Use it to see what data is loaded before writing code.',
       inputSchema: { session: sessionArg },
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      annotations: READS,
     },
     (args) => guarded(() => helperResult(context, args.session, 'list_names', {})),
   );
@@ -139,8 +151,8 @@ export const registerCodeTools: ToolRegistrar = (server, context) => {
     {
       title: 'Describe a variable',
       description: 'Describe one variable: type, shape, dtypes, missing values, memory size, and a bounded head and tail (DataFrames, arrays, Series); signature and docstring for functions; the summary for fitted statsmodels results.',
-      inputSchema: { name: z.string().min(1).max(1000).describe('Variable name, or an attribute path like df.columns'), session: sessionArg },
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      inputSchema: { name: z.string().min(1).max(1000).describe('Variable name, or a path of attributes and constant subscripts like df.columns or results["model"]'), session: sessionArg },
+      annotations: READS,
     },
     (args) => guarded(() => helperResult(context, args.session, 'describe', { name: args.name })),
   );
@@ -148,10 +160,20 @@ export const registerCodeTools: ToolRegistrar = (server, context) => {
     'get_value',
     {
       title: 'Get a value as JSON',
-      description: 'Evaluate a Python expression in the session and return its value as JSON in structuredContent.value (numpy and pandas objects converted; NaN and infinities become null with a note). Use it when you need exact numbers rather than printed text.',
+      description: 'Evaluate a Python expression in the session and return its value as JSON in structuredContent.value (numpy and pandas objects converted; NaN and infinities become null with a note). Use it when you need exact numbers rather than printed text. The expression can call any code, so it is not read-only.',
       inputSchema: { expression: z.string().min(1).max(100_000).describe('A Python expression, e.g. "model.params.to_dict()"'), session: sessionArg },
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      outputSchema: VALUE_SCHEMA,
+      annotations: RUNS_CODE,
     },
-    (args) => guarded(() => helperResult(context, args.session, 'value', { expression: args.expression })),
+    (args) => guarded(() => helperResult(context, args.session, 'value', { expression: args.expression }, { answer: 'data' })),
   );
+};
+
+/** get_value's answer: the JSON is the value itself. */
+const VALUE_SCHEMA = {
+  value: z.unknown().describe('The value as JSON.'),
+  type: z.string().describe('Its Python type.'),
+  shape: z.array(z.number().int()).nullable().optional().describe('Its shape or length, where it has one.'),
+  notes: z.array(z.string()).describe('What the conversion changed: NaN to null, cut lists, …'),
+  printed: z.string().optional().describe('Anything the expression printed.'),
 };

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { expandHome } from '../home-path.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
 import { writeNotebook } from '../sessions/notebook-export.js';
+import { READS, REPLACES } from './tool-annotations.js';
 import { guarded, sessionArg, textResult, type ToolRegistrar } from './tool-context.js';
 
 export const registerRecordTools: ToolRegistrar = (server, context) => {
@@ -13,7 +14,7 @@ export const registerRecordTools: ToolRegistrar = (server, context) => {
       title: 'Last error',
       description: 'The full traceback (colour codes removed) of the latest failed run in a session, with the code that raised it. Use it when the one-line error from run_python is not enough.',
       inputSchema: { session: sessionArg },
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      annotations: READS,
     },
     (args) =>
       guarded(async () => {
@@ -31,7 +32,7 @@ export const registerRecordTools: ToolRegistrar = (server, context) => {
       title: 'Export as notebook',
       description: 'Write the session\'s history (every run, with outputs and figures) as a Jupyter notebook (.ipynb) that Jupyter and VS Code open. Missing folders are created.',
       inputSchema: { path: z.string().min(1).max(4096).describe('Where to write, e.g. ~/analysis.ipynb'), session: sessionArg },
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+      annotations: REPLACES,
     },
     (args) =>
       guarded(async () => {

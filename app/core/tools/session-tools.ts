@@ -7,6 +7,7 @@ import { RemoteKernel } from '../remote/remote-kernel.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
 import type { Session } from '../sessions/session.js';
 import { helperResult } from './code-tools.js';
+import { ADDS, ENDS, READS, REMOTE } from './tool-annotations.js';
 import { errorResult, guarded, sessionArg, textResult, type ToolContext, type ToolRegistrar } from './tool-context.js';
 
 async function kernelFacts(session: Session) {
@@ -79,7 +80,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
       description:
         'Overview: which Python interpreter runs the code and why it was chosen, its version and key packages (ipykernel, pandas, numpy, statsmodels, matplotlib…), and the session\'s kernel state, pid, memory, uptime and execution count. Call it first when unsure what environment you are in.',
       inputSchema: { session: sessionArg },
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      annotations: READS,
     },
     (args) =>
       guarded(async () => {
@@ -152,7 +153,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
         'List the Python interpreters on this machine (conda base and envs, venvs, pyenv, uv, system), with version, kind and whether ipykernel is installed, and which one new sessions use and why. Pass one\'s path to start_kernel to use it. ' +
         'Also lists each remote Jupyter server the user added: its kernelspecs (start_kernel(server=…, kernel_name=…)) and the kernels running there (connect_to_kernel(connection_file="<server>:<kernel id>")).',
       inputSchema: {},
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      annotations: READS,
     },
     () =>
       guarded(async () => {
@@ -191,7 +192,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
       title: 'List sessions',
       description: 'List the open sessions with their state, interpreter, pid and execution count. Sessions are shared by every client of this daemon.',
       inputSchema: {},
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      annotations: READS,
     },
     () =>
       guarded(async () => {
@@ -215,7 +216,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
         kernel_name: z.string().min(1).max(200).optional().describe('An installed Jupyter kernelspec name, e.g. "python3".'),
         session: sessionArg,
       },
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+      annotations: REMOTE,
     },
     (args) =>
       guarded(async () => {
@@ -241,7 +242,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
         connection_file: z.string().min(1).max(4096).optional().describe('Path to kernel-*.json (see `jupyter --runtime-dir`), or "<server>:<kernel id>" for a kernel on a remote Jupyter server.'),
         session: sessionArg,
       },
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+      annotations: REMOTE,
     },
     (args) =>
       guarded(async () => {
@@ -258,7 +259,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
       title: 'Detach from a kernel',
       description: 'Detach a session from a kernel it attached to with connect_to_kernel; the kernel keeps running for its owner. For kernels this tool started, use shutdown_kernel.',
       inputSchema: { session: sessionArg },
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+      annotations: ADDS,
     },
     (args) =>
       guarded(async () => {
@@ -276,7 +277,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
       title: 'Kernel status',
       description: 'State of a session\'s kernel: idle or busy (and for how long), pid, memory, uptime, execution count, restarts, number of variables.',
       inputSchema: { session: sessionArg },
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      annotations: READS,
     },
     (args) =>
       guarded(async () => {
@@ -288,10 +289,10 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
   server.registerTool(
     'interrupt_kernel',
     {
-      title: 'Interrupt',
-      description: 'Interrupt the code running in a session (like Ctrl-C). Variables are kept. If the code ignores the interrupt (a blocking C call), the kernel is restarted and you are told what was lost.',
+      title: 'Stop the running code',
+      description: 'Stop (interrupt) the code running in a session, like Ctrl-C: for a run that takes too long or hangs. Variables are kept. If the code ignores the interrupt (a blocking C call), the kernel is restarted and you are told what was lost.',
       inputSchema: { session: sessionArg },
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+      annotations: ENDS,
     },
     (args) =>
       guarded(async () => {
@@ -310,7 +311,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
       title: 'Restart kernel',
       description: 'Restart a session\'s kernel in the same interpreter: every variable and import is lost. Use it after installing packages or when the state is broken.',
       inputSchema: { session: sessionArg },
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      annotations: ENDS,
     },
     (args) =>
       guarded(async () => {
@@ -327,7 +328,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
       title: 'Shut down kernel',
       description: 'End a session: its kernel process stops and its variables are gone (an attached kernel is only detached). The session log and figures stay on disk.',
       inputSchema: { session: sessionArg },
-      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+      annotations: ENDS,
     },
     (args) =>
       guarded(async () => {
@@ -343,7 +344,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
       title: 'Clear variables',
       description: 'Delete every user variable in a session (imports included), keeping the kernel. With restart=true, start a fresh kernel instead, which also unloads imported modules.',
       inputSchema: { restart: z.boolean().optional().describe('Start a fresh kernel instead of clearing names.'), session: sessionArg },
-      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+      annotations: ENDS,
     },
     (args) =>
       guarded(async () => {

@@ -24,19 +24,41 @@ export const sessionArg = z
 
 export type Content = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
 
+/**
+ * Where a result's machine-readable facts travel (pids, paths, counts), for programs and tests.
+ * Not in `structuredContent`: Claude Code hands its model that JSON instead of the text, and Codex
+ * hands it nothing else, so a tool whose answer is text would reach the model without it.
+ * Clients do not show `_meta` to the model.
+ */
+export const FACTS_KEY = 'python-session/facts';
+
 export interface ToolResult {
   [key: string]: unknown;
   content: Content[];
   structuredContent?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
   isError?: boolean;
 }
 
-export function textResult(text: string, structured?: Record<string, unknown>): ToolResult {
-  return structured ? { content: [{ type: 'text', text }], structuredContent: structured } : { content: [{ type: 'text', text }] };
+/** A result whose answer is its text (and images); `facts` go to `_meta` only. */
+export function textResult(text: string, facts?: Record<string, unknown>): ToolResult {
+  return contentResult([{ type: 'text', text }], facts);
 }
 
-export function errorResult(text: string, structured?: Record<string, unknown>): ToolResult {
-  return { ...textResult(text, structured), isError: true };
+export function contentResult(content: Content[], facts?: Record<string, unknown>): ToolResult {
+  return facts ? { content, _meta: { [FACTS_KEY]: facts } } : { content };
+}
+
+/**
+ * A result whose answer is the JSON itself (get_value, ols): `structuredContent`, declared by the
+ * tool's outputSchema, carries everything the text says, since that JSON is all some clients forward.
+ */
+export function dataResult(text: string, structured: Record<string, unknown>): ToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: structured };
+}
+
+export function errorResult(text: string, facts?: Record<string, unknown>): ToolResult {
+  return { ...textResult(text, facts), isError: true };
 }
 
 /** Turns any thrown error into a tool error the model can read, instead of a protocol failure. */

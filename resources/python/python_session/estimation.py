@@ -408,6 +408,7 @@ def ols(ns, data, y, x, add_constant=True, cov_type="nonrobust", bg_lags=None,
     }
     structured.update(cov_info)
     replaced = name in ns
+    structured["replaced_earlier"] = replaced
     ns[name] = results
     text = _text(structured, replaced)
     return text, structured

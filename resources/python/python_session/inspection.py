@@ -10,9 +10,12 @@
   where it is defined, and for classes and modules their public names.
 * containers, strings, other objects: length, element types, a bounded preview.
 
-``name`` is a variable name, or any expression (``df["price"]``, ``model.params``).
+``name`` is a variable name, or a path of attributes and constant subscripts (``df["price"]``,
+``model.params``, ``frames[0]``). Calls and other expressions are refused, so that the tool only
+looks: get_value evaluates any expression.
 """
 
+import ast
 import builtins
 import inspect
 import sys
@@ -39,7 +42,42 @@ def _resolve(ns, name):
         if value is _MISSING:
             raise not_found(ns, name)
         return value
+    if not _is_reference(name):
+        raise ToolError("describe_object takes a variable name or a path such as df.columns or "
+                        "df[\"price\"], not an expression with calls or operators; run it with "
+                        "run_python, or bind it to a name first.")
     return _evaluate(ns, name)
+
+
+def _is_reference(source):
+    """True for a name followed by attributes and constant subscripts: nothing that calls code."""
+    try:
+        node = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        return True  # _evaluate explains the syntax error
+
+    def constant(n):
+        if isinstance(n, ast.Constant):
+            return True
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return constant(n.operand)
+        if isinstance(n, ast.Tuple):
+            return all(constant(e) for e in n.elts)
+        if isinstance(n, ast.Slice):
+            return all(p is None or constant(p) for p in (n.lower, n.upper, n.step))
+        if type(n).__name__ == "Index":  # Python 3.8 wraps subscripts
+            return constant(n.value)
+        return False
+
+    while True:
+        if isinstance(node, ast.Name):
+            return True
+        if isinstance(node, ast.Attribute):
+            node = node.value
+        elif isinstance(node, ast.Subscript) and constant(node.slice):
+            node = node.value
+        else:
+            return False
 
 
 def describe(ns, name):

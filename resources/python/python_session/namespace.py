@@ -160,7 +160,8 @@ def value(ns, expression, max_items=None):
                           dumps(converted, limit=3000))
     if notes:
         text += "\nNotes:\n" + "\n".join("- " + n for n in notes)
-    return text, {"value": converted, "type": kind, "notes": notes}
+    return text, {"value": converted, "type": kind, "shape": list(shape) if shape else None,
+                  "notes": notes}
 
 
 # ---------------------------------------------------------------------------------------------
