@@ -170,10 +170,10 @@ export const registerCodeTools: ToolRegistrar = (server, context) => {
 };
 
 /** get_value's answer: the JSON is the value itself. */
-const VALUE_SCHEMA = {
+const VALUE_SCHEMA = z.looseObject({
   value: z.unknown().describe('The value as JSON.'),
   type: z.string().describe('Its Python type.'),
   shape: z.array(z.number().int()).nullable().optional().describe('Its shape or length, where it has one.'),
   notes: z.array(z.string()).describe('What the conversion changed: NaN to null, cut lists, …'),
   printed: z.string().optional().describe('Anything the expression printed.'),
-};
+});

@@ -8,7 +8,7 @@ import { z } from 'zod';
 const stat = z.number().nullable();
 const test = (fields: Record<string, z.ZodType>) => z.looseObject(fields).nullable();
 
-export const OLS_SCHEMA = {
+export const OLS_SCHEMA = z.looseObject({
   nobs: z.number(),
   df_model: z.number(),
   df_resid: z.number(),
@@ -28,4 +28,4 @@ export const OLS_SCHEMA = {
   notes: z.array(z.string()).optional(),
   warnings: z.array(z.string()).optional(),
   printed: z.string().optional(),
-};
+});
