@@ -50,8 +50,28 @@ export function defaultRuntimeDir(): string {
 }
 
 const MISSING_IPYKERNEL = /No module named ['"]?ipykernel/;
+/** The kernel lost one of its ports to another process between our check and its bind. */
+const PORT_TAKEN = /Address already in use/;
+const PORT_ATTEMPTS = 3;
 
+/**
+ * Free ports are only free until someone binds them: between our check and the kernel's bind,
+ * another process's outgoing connection can take one as its local port (ZeroMQ clients reconnect
+ * to not-yet-bound kernels many times a second). The kernel then exits at once, and a fresh set
+ * of ports is tried.
+ */
 export async function launchKernel(options: LaunchKernelOptions): Promise<LaunchedKernel> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchOnce(options);
+    } catch (error) {
+      const taken = error instanceof KernelStartError && error.lastLines.some((line) => PORT_TAKEN.test(line));
+      if (!taken || attempt >= PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function launchOnce(options: LaunchKernelOptions): Promise<LaunchedKernel> {
   const [shell, iopub, stdin, control, hb] = await allocatePorts(5);
   const connection: ConnectionInfo = {
     transport: 'tcp',
