@@ -15,6 +15,8 @@ names a tool is asked to create (``load_data``'s ``name``, ``ols``'s ``name``).
 The payload is strict JSON (no NaN/Infinity)::
 
     {"ok": true,  "text": "<readable text>", "structured": {...} | null}
+    {"ok": true, ..., "code": "<plain Python>", "imports": [...], "code_notes": {...},
+     "environment": {...}}   (tools that change the namespace or files; see plain_code)
     {"ok": false, "error": "<message>", "install": "<command>" | null,
      "kind": "missing_package" | "not_found" | "bad_argument" | "bad_file" | "python_error"}
 
@@ -32,6 +34,7 @@ tool              arguments                                         module
                   hac_lags?, cov_kwds?, name?``
 ``save_figure``   ``path, dpi?, figure?``                           :mod:`.charts`
 ``reset``         —                                                 :mod:`.namespace`
+``environment``   —                                                 :mod:`.plain_code`
 ================  ================================================  ===========================
 
 The MCP names ``get_value``, ``describe_object`` and ``reset_namespace`` are accepted as
@@ -60,6 +63,7 @@ TOOLS = {
     "ols": ("estimation", "ols"),
     "save_figure": ("charts", "save_figure"),
     "reset": ("namespace", "reset"),
+    "environment": ("plain_code", "environment_tool"),
 }
 ALIASES = {"get_value": "value", "describe_object": "describe", "reset_namespace": "reset"}
 
@@ -158,13 +162,19 @@ def run(tool, args=None, namespace=None):
         ns = user_namespace(namespace)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            text, structured = fn(ns, **kwargs)
+            answer = fn(ns, **kwargs)
+        text, structured = answer[0], answer[1]
         warned = _warning_texts(caught, keep_quiet=(name == "value"))
         if warned:
             text = "%s\nWarnings:\n%s" % (text, "\n".join("- " + w for w in warned))
             if isinstance(structured, dict):
                 structured = dict(structured, warnings=warned)
         payload = {"ok": True, "text": text, "structured": structured}
+        if len(answer) > 2 and answer[2] is not None:
+            # The plain code that does what the tool did, for the session log (see plain_code).
+            from .plain_code import environment
+            payload.update(answer[2].payload())
+            payload["environment"] = environment()
     except ToolError as exc:
         payload = exc.payload()
     except KeyboardInterrupt:

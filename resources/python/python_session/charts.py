@@ -23,6 +23,7 @@ from .formats import check_overwrite, resolve_path
 from .formatting import human_bytes, type_name
 from .installing import available, missing_package
 from .namespace import lookup, user_items
+from .plain_code import OS, PYPLOT, invocation, name_ref, plain
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 LABELS = {"png": "a PNG image", "svg": "an SVG image", "pdf": "a PDF document"}
@@ -126,4 +127,59 @@ def save_figure(ns, path, dpi=None, figure=None):
                                          if pixels else "")
     if replacing:
         text += " It replaced the image that was there."
-    return text, structured
+    return text, structured, _save_code(ns, fig, figure, abspath, kwargs, source)
+
+
+def _holding(ns, fig):
+    """A variable expression that reaches ``fig``: a Figure, an Axes, or a sequence of Axes."""
+    import matplotlib.figure
+    figure_cls = matplotlib.figure.Figure
+    found = []
+    for name, obj in user_items(ns):
+        if name.startswith("_"):
+            continue
+        ref = name_ref(name)
+        if obj is fig:
+            found.append((0, ref))
+        elif _figure_of(obj, figure_cls) is fig:
+            found.append((1, ref + ".figure"))
+        else:
+            first = _first_item(obj)
+            if first is not None and _figure_of(first, figure_cls) is fig:
+                found.append((2, "%s.flat[0].figure" % ref if hasattr(obj, "flat") else
+                              "%s[0].figure" % ref))
+    return min(found)[1] if found else None
+
+
+def _first_item(obj):
+    """The first element of an array or a list/tuple of Axes (plt.subplots(2) gives one)."""
+    try:
+        if type(obj).__module__ == "numpy" and getattr(obj, "size", 0):
+            return obj.flat[0]
+        if isinstance(obj, (list, tuple)) and obj:
+            return obj[0]
+    except Exception:
+        pass
+    return None
+
+
+def _save_code(ns, fig, figure, abspath, kwargs, source):
+    """``<figure>.savefig(path, ...)``, reaching the figure the way a plain kernel can."""
+    attach = None
+    if figure is not None:
+        target = name_ref(figure) if isinstance(lookup(ns, figure), type(fig)) else \
+            name_ref(figure) + ".figure"
+    else:
+        target = _holding(ns, fig)
+        if target is None:
+            # No variable holds it: pyplot's current figure, which a plain Jupyter kernel still
+            # has only inside the cell that drew it (its inline backend closes figures after).
+            target = "plt.gcf()"
+            plt = sys.modules.get("matplotlib.pyplot")
+            if not (plt is not None and plt.get_fignums() and plt.gcf() is fig):
+                attach = "figure"
+    lines = [invocation("os.makedirs", [os.path.dirname(abspath)], {"exist_ok": True}),
+             "%s.%s" % (target, invocation("savefig", [abspath], kwargs))]
+    imports = [OS, PYPLOT] if target == "plt.gcf()" else [OS]
+    summary = "%s saved to %s" % (source, abspath)
+    return plain("save_figure", summary, lines, imports, attach=attach)

@@ -48,6 +48,7 @@ from .formats import (DATA_FORMATS, FAMILY_LABELS, check_overwrite, family_of, f
 from .formatting import frame_text, human_bytes, one_line, table, type_name
 from .installing import available, missing_package, require
 from .namespace import check_identifier, dataframe
+from .plain_code import OS, PANDAS, invocation, literal, name_ref, plain
 
 FORBIDDEN_OPTIONS = ("iterator", "chunksize")
 
@@ -200,7 +201,7 @@ def _read_csv(pd, path, compression, options, fmt):
                 notes.append("column %r holds numbers with decimal commas; pass options "
                              "{\"decimal\": \",\"} to read them as numbers" % str(col))
                 break
-    return frame, {}, notes
+    return frame, {}, notes, ("pd.read_csv", opts)
 
 
 def _excel_engine_package(kind):
@@ -241,7 +242,9 @@ def _read_excel(pd, path, compression, options, fmt):
     if len(sheets) > 1:
         notes.append("read sheet %r; the workbook also has %s (pass options {\"sheet_name\": "
                      "…})" % (chosen, ", ".join(repr(s) for s in sheets if s != chosen)))
-    return frame, {"sheet": chosen, "sheets": sheets}, notes
+    used = dict({"sheet_name": chosen}, **({"engine": engine} if engine else {}))
+    used.update(opts)
+    return frame, {"sheet": chosen, "sheets": sheets}, notes, ("pd.read_excel", used)
 
 
 def _read_stata(pd, path, compression, options, fmt):
@@ -261,7 +264,7 @@ def _read_stata(pd, path, compression, options, fmt):
     if labels:
         frame.attrs["variable_labels"] = labels
         extra["variable_labels"] = labels
-    return frame, extra, []
+    return frame, extra, [], ("pd.read_stata", opts)
 
 
 def _read_parquet(pd, path, compression, options, fmt):
@@ -272,13 +275,13 @@ def _read_parquet(pd, path, compression, options, fmt):
         require("fastparquet", "Reading Parquet with engine='fastparquet'")
     elif opts.get("engine") in (None, "auto", "pyarrow") and available("pyarrow"):
         require("pyarrow", "Reading Parquet files")
-    return pd.read_parquet(path, **opts), {}, []
+    return pd.read_parquet(path, **opts), {}, [], ("pd.read_parquet", opts)
 
 
 def _read_spss(pd, path, compression, options, fmt):
     opts = _check_options(options, pd.read_spss, ("path",), "load_data")
     require("pyreadstat", "Reading SPSS (.sav) files")
-    return pd.read_spss(path, **opts), {}, []
+    return pd.read_spss(path, **opts), {}, [], ("pd.read_spss", opts)
 
 
 def _read_json(pd, path, compression, options, fmt):
@@ -288,7 +291,7 @@ def _read_json(pd, path, compression, options, fmt):
     opts.setdefault("precise_float", True)
     if opts.get("typ", "frame") != "frame":
         raise ToolError("load_data makes DataFrames; leave out typ (or give \"frame\").")
-    return pd.read_json(path, **opts), {}, []
+    return pd.read_json(path, **opts), {}, [], ("pd.read_json", opts)
 
 
 READERS = {"csv": _read_csv, "tsv": _read_csv, "xlsx": _read_excel, "xls": _read_excel,
@@ -410,7 +413,7 @@ def load_data(ns, path, name, format=None, options=None):
         raise ToolError("%s is a folder, not a file." % abspath)
     pd = require("pandas", "load_data")
     try:
-        frame, extra, notes = READERS[fmt](pd, abspath, compression, options, fmt)
+        frame, extra, notes, reader = READERS[fmt](pd, abspath, compression, options, fmt)
     except Exception as exc:
         raise _read_failure(exc, abspath, fmt, options)
     if not isinstance(frame, pd.DataFrame):
@@ -447,7 +450,18 @@ def load_data(ns, path, name, format=None, options=None):
         lines.append("First rows:\n" + frame_text(frame.head(5)))
     if notes:
         lines.append("Notes:\n" + "\n".join("- " + n for n in notes))
-    return "\n".join(lines), structured
+    return "\n".join(lines), structured, _load_code(name, abspath, fmt, reader, extra, rows, ncols)
+
+
+def _load_code(name, abspath, fmt, reader, extra, rows, ncols):
+    """``name = pd.read_<format>('/abs/path', <the options the read used>)``."""
+    function, options = reader
+    target = name_ref(name)
+    lines = ["%s = %s" % (target, invocation(function, [abspath], options))]
+    if "variable_labels" in extra:
+        lines.append("%s.attrs['variable_labels'] = %s" % (target, literal(extra["variable_labels"])))
+    summary = "%s (%s) into %s, %d rows × %d columns" % (abspath, _label(fmt), name, rows, ncols)
+    return plain("load_data", summary, lines, [PANDAS])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -759,4 +773,60 @@ def save_data(ns, name, path, format=None):
         text += " Created folder%s %s." % ("s" if len(created) > 1 else "", ", ".join(created))
     if notes:
         text += "\nNotes:\n" + "\n".join("- " + n for n in notes)
-    return text, structured
+    code = _save_code(ns, name, abspath, fmt, compression, frame, index_columns, out, label)
+    return text, structured, code
+
+
+def _save_code(ns, name, abspath, fmt, compression, frame, index_columns, out, label):
+    """The pandas writer call that writes the same file (the folder made first)."""
+    pd = sys.modules["pandas"]
+    source = name_ref(name)
+    original = ns.get(name)
+    if isinstance(original, pd.Series):
+        try:
+            source += ".to_frame(name=%s)" % literal(frame.columns[0])
+        except ValueError:
+            source += ".to_frame()"
+    if index_columns:
+        source += ".reset_index()"
+    lines = [invocation("os.makedirs", [os.path.dirname(abspath)], {"exist_ok": True})]
+    imports = [OS, PANDAS]
+    if fmt in ("csv", "tsv"):
+        keywords = {"index": False, "sep": "\t" if fmt == "tsv" else ","}
+        if compression == "zip":
+            keywords["compression"] = {"method": "zip",
+                                       "archive_name": os.path.basename(abspath)[:-4]}
+        elif compression:
+            keywords["compression"] = compression
+        lines.append("%s.%s" % (source, invocation("to_csv", [abspath], keywords)))
+    elif fmt in ("xlsx", "xls"):
+        if fmt == "xlsx":
+            lines.append("# save_data writes every number with all 17 significant digits; "
+                         "openpyxl's default writes 16")
+        lines.append("%s.%s" % (source, invocation("to_excel", [abspath], {
+            "index": False, "engine": "openpyxl" if fmt == "xlsx" else "xlwt",
+            "sheet_name": "Sheet1"})))
+    elif fmt == "stata":
+        keywords = {"write_index": False, "version": 118}
+        labels = frame.attrs.get("variable_labels") if hasattr(frame, "attrs") else None
+        if isinstance(labels, dict):
+            kept = {k: str(v)[:80] for k, v in labels.items() if k in out.columns}
+            if kept:
+                keywords["variable_labels"] = kept
+        lines.append("%s.%s" % (source, invocation("to_stata", [abspath], keywords)))
+    elif fmt == "parquet":
+        lines.append("%s.%s" % (source, invocation("to_parquet", [abspath], {"index": False})))
+    elif fmt == "spss":
+        imports.append("import pyreadstat")
+        lines.append("pyreadstat.write_sav(%s, %s)" % (source, literal(abspath)))
+    elif fmt in ("json", "jsonl"):
+        lines.append("# save_data writes numbers exactly (Python's repr); to_json keeps 15 "
+                     "significant digits")
+        keywords = {"orient": "records", "lines": fmt == "jsonl", "force_ascii": False,
+                    "double_precision": 15, "date_format": "iso"}
+        if compression:
+            keywords["compression"] = compression
+        lines.append("%s.%s" % (source, invocation("to_json", [abspath], keywords)))
+    rows, cols = out.shape
+    summary = "%s written to %s as %s, %d rows × %d columns" % (name, abspath, label, rows, cols)
+    return plain("save_data", summary, lines, imports)

@@ -43,6 +43,7 @@ from .errors import ToolError, describe_exception
 from .formatting import fmt_num, fmt_p, table
 from .installing import require
 from .namespace import check_identifier, lookup
+from .plain_code import DIAGNOSTIC, PANDAS, STATSMODELS, STATTOOLS, literal, name_ref, plain
 from .transport import clean_float
 
 COV_TYPES = {"nonrobust": "nonrobust", "hc0": "HC0", "hc1": "HC1", "hc2": "HC2", "hc3": "HC3",
@@ -411,7 +412,67 @@ def ols(ns, data, y, x, add_constant=True, cov_type="nonrobust", bg_lags=None,
     structured["replaced_earlier"] = replaced
     ns[name] = results
     text = _text(structured, replaced)
-    return text, structured
+    return text, structured, _ols_code(data, frame, ycols[0], xcols, add_constant, fit_kwargs,
+                                       name, structured, has_const, diagnostic)
+
+
+def _label_literal(frame, label):
+    """A literal for a column label, or an expression picking it by position."""
+    try:
+        return literal(label)
+    except ValueError:
+        return "_data.columns[%d]" % list(frame.columns).index(label)
+
+
+def _ols_code(data, frame, ycol, xcols, add_constant, fit_kwargs, name, s, has_const,
+              diagnostic):
+    """statsmodels code for the same fit, and the diagnostics the tool reported, by its names."""
+    import inspect
+    y = _label_literal(frame, ycol)
+    xs = [_label_literal(frame, c) for c in xcols]
+    res = name_ref(name)
+    exog = "_data[[%s]]" % ", ".join(xs)
+    if add_constant:
+        exog = "sm.add_constant(%s)" % exog
+    fit = "fit(%s)" % ", ".join("%s=%s" % (k, literal(v)) for k, v in fit_kwargs.items())
+    lines = [
+        "_data = %s[[%s]].dropna().astype(float)  # rows with a missing value are left out"
+        % (name_ref(data), ", ".join([y] + xs)),
+        "%s = sm.OLS(_data[%s], %s).%s" % (res, y, exog, fit),
+        "del _data",
+        "print(%s.summary())" % res,
+    ]
+    if s["durbin_watson"] is not None:
+        lines.append("print('Durbin-Watson stat: %%.6f' %% durbin_watson(%s.resid))" % res)
+    if s["breusch_godfrey"] is not None:
+        lags = s["breusch_godfrey"]["lags"]
+        extra = ""
+        try:
+            if "result_object" in inspect.signature(diagnostic.acorr_breusch_godfrey).parameters:
+                extra = ", result_object=False"
+        except (TypeError, ValueError):
+            pass
+        lines.append("print('Breusch-Godfrey LM, %d lag%s: Obs*R-squared %%.6f (p %%.6f), "
+                     "F-statistic %%.6f (p %%.6f)' %% tuple(acorr_breusch_godfrey(%s, nlags=%d%s)"
+                     "[:4]))" % (lags, "" if lags == 1 else "s", res, lags, extra))
+    if s["jarque_bera"] is not None:
+        lines.append("print('Jarque-Bera: %%.6f (p %%.6f), skewness %%.6f, kurtosis %%.6f' %% "
+                     "tuple(jarque_bera(%s.resid)))" % res)
+    # White and Breusch-Pagan get a constant in their auxiliary regression even without one.
+    het_exog = "%s.model.exog" % res if has_const else \
+        "sm.add_constant(%s.model.exog, has_constant='add')" % res
+    if s["white"] is not None:
+        lines.append("print('White (cross terms): Obs*R-squared %%.6f (p %%.6f)' %% "
+                     "tuple(het_white(%s.resid, %s)[:2]))" % (res, het_exog))
+    if s["breusch_pagan"] is not None:
+        lines.append("print('Breusch-Pagan (Koenker): Obs*R-squared %%.6f (p %%.6f)' %% "
+                     "tuple(het_breuschpagan(%s.resid, %s)[:2]))" % (res, het_exog))
+    cov = s["cov_type"] + (" (%d lags)" % s["hac_lags"] if s["cov_type"] == "HAC" else "")
+    regressors = s["regressors"][1:] if add_constant else s["regressors"]
+    summary = "OLS of %s on %s%s in %s, covariance %s; results in %s" % (
+        s["dependent"], ", ".join(regressors) or "a constant", " and a constant"
+        if add_constant and regressors else "", data, cov, name)
+    return plain("ols", summary, lines, [PANDAS, STATSMODELS, DIAGNOSTIC, STATTOOLS])
 
 
 def _text(s, replaced):

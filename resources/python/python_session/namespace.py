@@ -341,4 +341,7 @@ def reset(ns):
     text = "Removed %d name%s from the session." % (len(removed), "" if len(removed) == 1 else "s")
     if removed:
         text += " (" + ", ".join(removed[:30]) + (", …" if len(removed) > 30 else "") + ")"
-    return text, {"removed": len(removed), "names": removed[:200]}
+    from .plain_code import plain
+    code = plain("reset_namespace", "every variable removed, imports included",
+                 ["%reset -f"], clears_namespace=True)
+    return text, {"removed": len(removed), "names": removed[:200]}, code
