@@ -17,8 +17,8 @@ const STICK_PX = 24;
 const STATUS_LABEL = { error: 'error', aborted: 'aborted', died: 'kernel died', timeout: 'timed out' };
 
 export class LogView {
-  constructor({ log, search, count, exportLink, newRuns, announce, openFigure }) {
-    Object.assign(this, { log, search, count, exportLink, newRuns, announce, openFigure });
+  constructor({ log, search, count, exportLinks, newRuns, announce, openFigure }) {
+    Object.assign(this, { log, search, count, exportLinks, newRuns, announce, openFigure });
     this.session = null;
     this.query = '';
     this.oldest = null;
@@ -89,7 +89,7 @@ export class LogView {
   async show(name) {
     if (this.session === name && this.loaded) return;
     this.session = name;
-    this.exportLink.hidden = !name;
+    this.exportLinks.group.hidden = !name;
     if (!name) {
       this.generation++;
       this.loaded = false;
@@ -97,7 +97,8 @@ export class LogView {
       clear(this.feed).append(h('p', { class: 'log-empty' }, 'Runs appear here as soon as a client starts a session.'));
       return;
     }
-    this.exportLink.href = sessionPath(name, '/notebook');
+    this.exportLinks.notebook.href = sessionPath(name, '/notebook');
+    this.exportLinks.script.href = sessionPath(name, '/script');
     await this.reload();
   }
 
@@ -227,10 +228,14 @@ export class LogView {
     }
     // The run that just ended is still on screen with what it printed so far: the finished
     // entry takes its place, so the log does not jump.
-    const ended = this.feed.querySelector('.entry-running.entry-ending') ?? this.feed.querySelector('.entry-running');
+    // A tool entry ends no run: it goes before a run in progress (one that started after the
+    // tool) instead of taking its place.
+    const running = this.feed.querySelector('.entry-running.entry-ending') ?? this.feed.querySelector('.entry-running');
+    const ended = entry.tool ? null : running;
     const matches = !this.query || this.matches(entry);
     const status = STATUS_LABEL[entry.status];
-    this.announce(`Run ${entry.executionCount ?? ''} from ${entry.client} finished${status ? `: ${status}` : ''}${entry.error ? `, ${entry.error.ename}` : ''}.`);
+    if (entry.tool) this.announce(`${entry.tool} from ${entry.client} ran; its code is in the log.`);
+    else this.announce(`Run ${entry.executionCount ?? ''} from ${entry.client} finished${status ? `: ${status}` : ''}${entry.error ? `, ${entry.error.ename}` : ''}.`);
     if (!matches || this.entries.has(entry.id)) {
       ended?.remove();
       this.showRunning();
@@ -240,6 +245,7 @@ export class LogView {
     if (this.entries.size === 0) this.feed.querySelector('.log-top')?.replaceWith(h('p', { class: 'log-top log-start' }, 'Start of the session log.'));
     const rendered = this.renderEntry(entry);
     if (ended) ended.replaceWith(rendered);
+    else if (entry.tool && running) running.before(rendered);
     else this.feed.append(rendered);
     this.total++;
     this.updateCount();
@@ -370,14 +376,19 @@ export class LogView {
   renderEntry(entry) {
     this.entries.set(entry.id, entry);
     const status = STATUS_LABEL[entry.status];
-    const label = `Run ${entry.executionCount ?? ''} from ${entry.client}, ${status ?? 'ok'}, ${duration(entry.durationMs)}`;
+    // A tool entry's code is the plain pandas/statsmodels/matplotlib equivalent of what the tool did.
+    const label = entry.tool
+      ? `${entry.tool} from ${entry.client}, as the code that does the same, ${duration(entry.durationMs)}`
+      : `Run ${entry.executionCount ?? ''} from ${entry.client}, ${status ?? 'ok'}, ${duration(entry.durationMs)}`;
     return h(
       'article',
-      { class: `entry status-${entry.status}`, dataset: { id: String(entry.id) }, 'aria-label': label },
+      { class: `entry status-${entry.status}${entry.tool ? ' entry-tool' : ''}`, dataset: { id: String(entry.id), ...(entry.tool ? { tool: entry.tool } : {}) }, 'aria-label': label },
       h(
         'header',
         { class: 'entry-head' },
-        h('span', { class: 'entry-count' }, entry.executionCount !== null ? `In [${entry.executionCount}]` : 'In [ ]'),
+        entry.tool
+          ? h('span', { class: 'entry-tool-name', title: 'A tool ran; below is the plain Python that does the same' }, entry.tool)
+          : h('span', { class: 'entry-count' }, entry.executionCount !== null ? `In [${entry.executionCount}]` : 'In [ ]'),
         h('span', { class: 'entry-client', title: 'The client that sent this code' }, entry.client),
         h('time', { class: 'entry-time', datetime: entry.time, title: new Date(entry.time).toLocaleString() }, when(entry.time)),
         h('span', { class: 'entry-duration', title: 'How long it ran' }, duration(entry.durationMs)),

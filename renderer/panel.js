@@ -21,7 +21,7 @@ const log = new LogView({
   log: $('#log'),
   search: $('#log-search'),
   count: $('#log-count'),
-  exportLink: $('#export'),
+  exportLinks: { group: $('#export-group'), notebook: $('#export'), script: $('#export-py') },
   newRuns: $('#new-runs'),
   announce: (text) => (announcer.textContent = text),
   openFigure: (figure) => gallery.openFromEntry(figure),

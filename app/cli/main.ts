@@ -13,7 +13,7 @@ const USAGE = `Usage: python-session-mcp [command]
   register <client>|all [--remove]   add Python Session to Claude Desktop, Claude Code, Cursor, VS Code, Windsurf
   servers [list|add|remove]          remote Jupyter servers sessions can run on
                                      (servers add <name> <url> [--token T | --token-stdin])
-  export <session> <file.ipynb>      write a session's history as a notebook
+  export <session> <file.ipynb|.py>   write a session's record as a notebook that re-runs (.py: a percent script)
   help                               this text
 `;
 

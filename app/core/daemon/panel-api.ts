@@ -15,7 +15,8 @@
  *   POST /api/sessions/:name/interrupt | restart | kill | reset
  *   GET  /api/sessions/:name/log?before=&limit=&q=
  *   GET  /api/sessions/:name/figures
- *   GET  /api/sessions/:name/notebook         the log as .ipynb (a download)
+ *   GET  /api/sessions/:name/notebook         the record as a notebook that re-runs (.ipynb, a download)
+ *   GET  /api/sessions/:name/script           the same as a percent-format script (.py, a download)
  *   GET  /api/file?path=                      a figure or saved output under <state>/sessions
  *   GET  /api/interpreters                    discovered, chosen and why
  *   POST /api/interpreters/choose             {path | null}                   for new sessions
@@ -32,7 +33,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { packageVersion, type DaemonServices } from '../mcp/server.js';
 import { clearProbeCache, describeInterpreter, ipykernelInstallCommand, listInterpreters, probeInterpreter, InterpreterError } from '../interpreters/index.js';
-import { buildNotebook } from '../sessions/notebook-export.js';
+import { renderRecord, type RecordFormat } from '../sessions/notebook-export.js';
+import { liveRecordMeta, loggedRecordMeta } from '../sessions/record-meta.js';
 import { DEFAULT_SESSION, SESSION_NAME, SessionError } from '../sessions/session-manager.js';
 import type { Session } from '../sessions/session.js';
 import { callHelper, ToolCallError } from '../tools/python-bridge.js';
@@ -113,7 +115,8 @@ export class PanelApi {
     this.route('POST', new RegExp(`^/api/sessions/${name}/(interrupt|restart|kill|reset)$`), (r) => this.act(r.params[0], r.params[1]));
     this.route('GET', new RegExp(`^/api/sessions/${name}/log$`), (r) => this.logPage(r));
     this.route('GET', new RegExp(`^/api/sessions/${name}/figures$`), (r) => this.figures(r.params[0]));
-    this.route('GET', new RegExp(`^/api/sessions/${name}/notebook$`), (r) => this.notebook(r));
+    this.route('GET', new RegExp(`^/api/sessions/${name}/notebook$`), (r) => this.record(r, 'ipynb'));
+    this.route('GET', new RegExp(`^/api/sessions/${name}/script$`), (r) => this.record(r, 'py'));
     this.route('GET', /^\/api\/file$/, (r) => this.file(r));
     this.route('GET', /^\/api\/interpreters$/, () => this.interpreters());
     this.route('POST', /^\/api\/interpreters\/choose$/, (r) => this.choose(r));
@@ -257,19 +260,19 @@ export class PanelApi {
     return { figures: listFigures(this.logs.entries(join(dir, 'log.jsonl')), join(dir, 'figures')) };
   }
 
-  private async notebook(r: ApiRequest) {
+  /** The session's record as a download: a notebook, or the percent-format script. */
+  private async record(r: ApiRequest, format: RecordFormat) {
     const name = r.params[0];
     const dir = this.dirOf(name);
     const live = this.services.sessions.find(name);
-    const notebook = await buildNotebook(this.logs.entries(join(dir, 'log.jsonl')), {
-      language_version: live?.kernel.kernelInfo?.language_info?.version,
-    });
-    const body = Buffer.from(`${JSON.stringify(notebook, null, 1)}\n`);
+    const entries = this.logs.entries(join(dir, 'log.jsonl'));
+    const meta = live ? await liveRecordMeta(live, entries) : loggedRecordMeta(name, entries);
+    const body = Buffer.from((await renderRecord(entries, format, meta)).text);
     const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-');
     r.res.writeHead(200, {
-      'Content-Type': 'application/x-ipynb+json',
+      'Content-Type': format === 'py' ? 'text/x-python; charset=utf-8' : 'application/x-ipynb+json',
       'Content-Length': body.length,
-      'Content-Disposition': `attachment; filename="${name}-${stamp}.ipynb"`,
+      'Content-Disposition': `attachment; filename="${name}-${stamp}.${format}"`,
       'Cache-Control': 'no-store',
     });
     r.res.end(body);

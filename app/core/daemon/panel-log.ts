@@ -34,6 +34,8 @@ export interface EntryView {
   error?: { ename: string; evalue: string; traceback: string[] };
   /** The whole output, when it went past the limit. */
   spill?: string;
+  /** Set on tool entries: the tool whose work the code does (the code is its plain equivalent). */
+  tool?: string;
 }
 
 export interface LogPage {
@@ -81,6 +83,7 @@ export function entryView(entry: LogEntry): EntryView {
     })),
     ...(entry.error ? { error: { ename: entry.error.ename, evalue: entry.error.evalue, traceback: entry.error.traceback } } : {}),
     ...(entry.spillPath ? { spill: fileUrl(entry.spillPath) } : {}),
+    ...(entry.kind === 'tool' ? { tool: entry.tool?.name ?? 'tool' } : {}),
   };
 }
 

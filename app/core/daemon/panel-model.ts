@@ -99,10 +99,13 @@ export class PanelModel extends EventEmitter {
         else if (output.type === 'execute_result' || output.type === 'display_data') this.live.rich(s.name);
       },
       logged: (s: Session, entry: LogEntry) => {
-        this.clients.delete(s.name);
-        // The entry carries all of the output and takes the running one's place: nothing of
-        // the run is published after it.
-        this.live.end(s.name);
+        // A tool entry is not the end of a run: a run that started after the tool goes on.
+        if (entry.kind !== 'tool') {
+          this.clients.delete(s.name);
+          // The entry carries all of the output and takes the running one's place: nothing of
+          // the run is published after it.
+          this.live.end(s.name);
+        }
         this.publish({ type: 'logged', session: s.name, entry: entryView(entry) });
         this.push(s); // execution count moved on
       },

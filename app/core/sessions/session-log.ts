@@ -2,6 +2,10 @@
  * The session log: one JSON line per execution in sessions/<name>/log.jsonl,
  * appended synchronously before the reply leaves, so a daemon crash loses
  * nothing that was answered. Images are referenced by their figure files.
+ *
+ * Two kinds of entry: a run (code a client sent, as it ran) and a tool entry (the plain
+ * pandas/statsmodels/matplotlib code that does what a tool such as load_data or ols did, so
+ * the record re-runs without this project's helpers).
  */
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,8 +20,30 @@ export interface LogOutput {
   data?: Record<string, unknown>;
 }
 
+/** The interpreter a session ran in and the main packages it had imported. */
+export interface SessionEnvironment {
+  python: { version: string; implementation?: string; executable?: string };
+  packages: Record<string, string>;
+}
+
+/** What a tool entry says besides its code. */
+export interface ToolRecord {
+  /** The MCP tool whose work the entry's code does. */
+  name: string;
+  /** The import lines the code needs; an export puts them once near the top. */
+  imports: string[];
+  /** 'figure': the code saves the figure the latest drawing cell drew, so it belongs at the end of that cell. */
+  attach?: 'figure';
+  /** The code removes every user name, imports included. */
+  clearsNamespace?: boolean;
+  environment?: SessionEnvironment;
+}
+
 export interface LogEntry {
   id: number;
+  /** Absent in runs (and in logs written before tool entries existed). */
+  kind?: 'run' | 'tool';
+  tool?: ToolRecord;
   time: string;
   client: string;
   code: string;

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { resolve } from 'node:path';
 import { expandHome } from '../home-path.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
-import { writeNotebook } from '../sessions/notebook-export.js';
+import { writeRecord } from '../sessions/notebook-export.js';
+import { liveRecordMeta } from '../sessions/record-meta.js';
 import { READS, REPLACES } from './tool-annotations.js';
 import { guarded, sessionArg, textResult, type ToolRegistrar } from './tool-context.js';
 
@@ -30,7 +31,8 @@ export const registerRecordTools: ToolRegistrar = (server, context) => {
     'export_notebook',
     {
       title: 'Export as notebook',
-      description: 'Write the session\'s history (every run, with outputs and figures) as a Jupyter notebook (.ipynb) that Jupyter and VS Code open. Missing folders are created.',
+      description:
+        'Write the session\'s record as a Jupyter notebook (.ipynb) that re-runs in plain Jupyter: every run with its outputs and figures, and every tool call (load_data, ols, save_figure…) as the plain pandas/statsmodels/matplotlib code that does the same, in the order they ran. A .py path writes the same record as a percent-format script (# %% cells). Missing folders are created.',
       inputSchema: { path: z.string().min(1).max(4096).describe('Where to write, e.g. ~/analysis.ipynb'), session: sessionArg },
       annotations: REPLACES,
     },
@@ -38,8 +40,9 @@ export const registerRecordTools: ToolRegistrar = (server, context) => {
       guarded(async () => {
         const session = context.sessions.get(args.session ?? DEFAULT_SESSION);
         const path = resolve(expandHome(args.path));
-        const { cells } = await writeNotebook(session.log.read(), path, { language_version: session.kernel.kernelInfo?.language_info?.version });
-        return textResult(`Wrote ${cells} cells to ${path}.`, { path, cells });
+        const entries = session.log.read();
+        const { cells, format } = await writeRecord(entries, path, await liveRecordMeta(session, entries));
+        return textResult(`Wrote ${cells} cells to ${path}${format === 'py' ? ' (a percent-format script; `python` runs it)' : ''}.`, { path, cells, format });
       }),
   );
 };
