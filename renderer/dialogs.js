@@ -59,14 +59,14 @@ function formDialog(dialog, { title, fields, submitLabel, busyLabel, submit }) {
 export function openNewSession(interpreters, select, presetName) {
   const dialog = document.getElementById('dialog-new');
   const name = h('input', { id: 'new-name', name: 'name', required: true, pattern: NAME_PATTERN, value: presetName ?? suggestName(), autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'new-name-hint' });
-  const cwd = h('input', { id: 'new-cwd', name: 'cwd', placeholder: 'the daemon’s folder', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'new-cwd-hint' });
+  const cwd = h('input', { id: 'new-cwd', name: 'cwd', placeholder: 'your home folder', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'new-cwd-hint' });
   const cwdField = field('Working folder (optional)', cwd, 'Where relative paths in the code point; ~ is your home.');
   const place = placeFields({
     interpreters,
     field,
     // On a server the folder is the server's, relative to its root: the hint says so.
     onPlace(server) {
-      cwd.placeholder = server ? 'the server’s root' : 'the daemon’s folder';
+      cwd.placeholder = server ? 'the server’s root' : 'your home folder';
       cwdField.querySelector('.hint').textContent = server
         ? `A folder on ${server}, relative to its root; file paths in the code are paths there.`
         : 'Where relative paths in the code point; ~ is your home.';

@@ -119,7 +119,7 @@ function renderHeader(openNewSession) {
     ['Memory', bytes(s.memoryBytes)],
     ['Up', s.startedAt ? uptime(s.startedAt) : '—'],
     ['Runs', `${s.executionCount}${s.restarts ? ` · ${s.restarts} restart${s.restarts === 1 ? '' : 's'}` : ''}`],
-    s.cwd ? ['Folder', h('span', { class: 'path' }, s.cwd), 'wide'] : null,
+    s.cwd ? ['Folder', [h('span', { class: 'path' }, s.cwd), s.cwdReason ? h('span', { class: 'fact-note' }, s.cwdReason) : null], 'wide'] : null,
     s.connectionFile ? ['Connection file', h('span', { class: 'path' }, s.connectionFile), 'wide'] : null,
   ].filter(Boolean);
   // Only the parts that change are replaced: the controls are rebuilt only when what they act

@@ -45,8 +45,8 @@ type Attempt =
 
 const ABSENT_CODES = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTSOCK']);
 
-/** One connection attempt: handshake, then the ack line (or a refusal). */
-export function attemptLink(socketPath: string, clientName: string, ackTimeoutMs: number): Promise<Attempt> {
+/** One connection attempt: handshake (with the client's folder, when known), then the ack line (or a refusal). */
+export function attemptLink(socketPath: string, clientName: string, ackTimeoutMs: number, cwd?: string): Promise<Attempt> {
   return new Promise((resolve) => {
     const socket = net.connect(socketPath);
     const lines = new LineSplitter();
@@ -63,7 +63,7 @@ export function attemptLink(socketPath: string, clientName: string, ackTimeoutMs
     ).unref(); // the shim's timers never hold it up once the client has gone (stdin is what keeps it alive)
     socket.on('connect', () => {
       connected = true;
-      socket.write(handshakeLine({ hello: 'mcp', client: clientName }));
+      socket.write(handshakeLine({ hello: 'mcp', client: clientName, ...(cwd ? { cwd } : {}) }));
     });
     socket.on('data', (chunk: Buffer) => {
       const received = lines.push(chunk);
@@ -149,6 +149,8 @@ export interface SpawningConnectorOptions {
   deadlineMs?: number;
   /** How long a daemon that accepted the connection may take to ack (it creates its services first). */
   ackTimeoutMs?: number;
+  /** The folder the client started us in, told to the daemon: a session started for it works there. */
+  cwd?: string;
   diagnostics?: (message: string) => void;
 }
 
@@ -169,7 +171,7 @@ export class SpawningConnector implements DaemonConnector {
     let last = '';
     for (;;) {
       signal?.throwIfAborted();
-      const attempt = await attemptLink(socketPath, clientName, this.options.ackTimeoutMs ?? 60_000);
+      const attempt = await attemptLink(socketPath, clientName, this.options.ackTimeoutMs ?? 60_000, this.options.cwd);
       if (attempt.kind === 'linked') {
         if (!signal?.aborted) return attempt.link;
         attempt.link.close();

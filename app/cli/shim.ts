@@ -23,6 +23,15 @@ export function daemonEntry(env: NodeJS.ProcessEnv = process.env): string {
   return env[DAEMON_ENTRY_ENV] || fileURLToPath(new URL('./main.js', import.meta.url));
 }
 
+/** The folder the client started us in; the daemon decides whether it is a project folder. */
+function workingFolder(): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    return undefined; // removed while we ran
+  }
+}
+
 /** Runs until the client closes stdin; resolves with the exit code. */
 export function runShim(): Promise<number> {
   const diagnostics = (message: string) => void process.stderr.write(`python-session-mcp: ${message}\n`);
@@ -33,6 +42,7 @@ export function runShim(): Promise<number> {
     logPath: files.log,
     spawnDaemon: () => spawnBackgroundDaemon({ entry, stateDir: files.stateDir, logPath: files.log }),
     diagnostics,
+    cwd: workingFolder(),
   });
   const relay = new ShimRelay({
     connector,

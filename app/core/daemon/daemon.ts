@@ -36,8 +36,8 @@ export interface DaemonServicesLike {
   describe(): Promise<Record<string, unknown>>;
 }
 
-/** Builds one connection's MCP server; `client` is the name the shim reported in its handshake. */
-export type McpServerFactory<S> = (services: S, connection: { id: string; client: string }) => McpServer;
+/** Builds one connection's MCP server; `client` and `cwd` are the name and folder the shim reported in its handshake. */
+export type McpServerFactory<S> = (services: S, connection: { id: string; client: string; cwd?: string }) => McpServer;
 
 export interface StartDaemonOptions<S extends DaemonServicesLike> {
   stateDir: string;
@@ -282,11 +282,11 @@ class Daemon<S extends DaemonServicesLike> implements RunningDaemon<S> {
         id,
         client: handshake.client,
         socket,
-        server: this.options.createMcpServer(services, { id, client: handshake.client }),
+        server: this.options.createMcpServer(services, { id, client: handshake.client, cwd: handshake.cwd }),
         onError: (error) => this.log.warn(`${id} (${handshake.client}): ${(error as Error)?.message ?? error}`),
       });
       this.mcp.set(id, connection);
-      this.log.info(`${id} connected: ${handshake.client}`);
+      this.log.info(`${id} connected: ${handshake.client}${handshake.cwd ? ` (started in ${handshake.cwd})` : ''}`);
       void connection.closed.then(() => {
         this.mcp.delete(id);
         this.log.info(`${id} disconnected: ${handshake.client}`);

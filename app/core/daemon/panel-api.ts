@@ -192,6 +192,7 @@ export class PanelApi {
       cwd: optionalString(body, 'cwd'),
       server: optionalString(body, 'server'),
       kernelName: optionalString(body, 'kernelName'),
+      startedBy: { connection: 'panel', client: 'the control panel' },
     });
     return { session: this.model.view(session) };
   }

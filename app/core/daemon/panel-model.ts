@@ -33,6 +33,8 @@ export interface SessionView {
   pythonVersion: string | null;
   connectionFile: string | null;
   cwd: string | null;
+  /** Why that folder (the client's MCP root, the folder it started in, the home folder). */
+  cwdReason: string | null;
   /** Epoch ms the current kernel process started (it changes on restart). */
   startedAt: number | null;
   executionCount: number;
@@ -146,6 +148,7 @@ export class PanelModel extends EventEmitter {
       pythonVersion: session.kernel.kernelInfo?.language_info?.version ?? null,
       connectionFile: summary.connectionFile ?? null,
       cwd: summary.cwd ?? null,
+      cwdReason: summary.cwdReason ?? null,
       startedAt: summary.startedAt ?? null,
       executionCount: summary.executionCount,
       restarts: summary.restarts,

@@ -11,6 +11,13 @@ describe('handshakes', () => {
     assert.deepEqual(parseHandshake('{"hello":"mcp","client":42}'), { ok: true, handshake: { hello: 'mcp', client: 'unknown' } });
   });
 
+  test("an MCP client's folder, when it is a plausible path", () => {
+    assert.deepEqual(parseHandshake('{"hello":"mcp","client":"codex","cwd":"/home/ada/sales"}'), { ok: true, handshake: { hello: 'mcp', client: 'codex', cwd: '/home/ada/sales' } });
+    for (const cwd of [42, '', 'x'.repeat(5000), 'a\u0000b']) {
+      assert.deepEqual(parseHandshake(JSON.stringify({ hello: 'mcp', client: 'c', cwd })), { ok: true, handshake: { hello: 'mcp', client: 'c' } }, String(cwd).slice(0, 20));
+    }
+  });
+
   test('control commands', () => {
     for (const command of ['ping', 'status', 'stop'] as const) {
       assert.deepEqual(parseHandshake(JSON.stringify({ hello: 'control', command })), { ok: true, handshake: { hello: 'control', command } });

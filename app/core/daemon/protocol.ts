@@ -2,7 +2,8 @@
  * What travels on the daemon's socket before MCP starts. Every connection opens with one JSON
  * line saying what it is:
  *
- *   {"hello":"mcp","client":"claude-code"}          → an ack line, then newline-delimited MCP
+ *   {"hello":"mcp","client":"claude-code","cwd":"/home/ada/sales"}
+ *                                                  → an ack line, then newline-delimited MCP
  *   {"hello":"control","command":"status"}         → one answer line, then the daemon closes
  *
  * An answer with `ok: false` carries `error`, and `retry: true` when asking again shortly can
@@ -13,11 +14,13 @@
 export const CONTROL_COMMANDS = ['ping', 'status', 'stop'] as const;
 export type ControlCommand = (typeof CONTROL_COMMANDS)[number];
 
-export type Handshake = { hello: 'mcp'; client: string } | { hello: 'control'; command: ControlCommand };
+/** `cwd`: the folder the client started the shim in (an absolute path), for the session's folder. */
+export type Handshake = { hello: 'mcp'; client: string; cwd?: string } | { hello: 'control'; command: ControlCommand };
 
 /** A handshake longer than this is not a handshake. */
 export const HANDSHAKE_MAX_BYTES = 64 * 1024;
 const CLIENT_LABEL_MAX = 200;
+const CWD_MAX = 4096;
 
 export interface Refusal {
   ok: false;
@@ -91,7 +94,8 @@ export function parseHandshake(line: string): HandshakeParse {
   const record = value as Record<string, unknown>;
   if (record.hello === 'mcp') {
     const client = typeof record.client === 'string' && record.client.trim() ? record.client.trim().slice(0, CLIENT_LABEL_MAX) : 'unknown';
-    return { ok: true, handshake: { hello: 'mcp', client } };
+    const cwd = typeof record.cwd === 'string' && record.cwd.length <= CWD_MAX && !record.cwd.includes('\0') ? record.cwd : undefined;
+    return { ok: true, handshake: { hello: 'mcp', client, ...(cwd ? { cwd } : {}) } };
   }
   if (record.hello === 'control') {
     const command = record.command;

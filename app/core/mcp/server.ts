@@ -13,6 +13,8 @@ import { registerRecordTools } from '../tools/record-tools.js';
 import { registerSessionTools } from '../tools/session-tools.js';
 import { registerAnalysisTools } from '../tools/analysis-tools.js';
 import type { ToolContext, ToolRegistrar } from '../tools/tool-context.js';
+import { ClientFolder } from './client-folder.js';
+import { FolderNotices, noteSessionFolders } from './folder-notices.js';
 
 export interface DaemonServices {
   sessions: SessionManager;
@@ -52,19 +54,33 @@ const INSTRUCTIONS =
   'Variables persist between run_python calls, like notebook cells; sessions are named (default "default") and shared with other clients and with the user\'s control panel. ' +
   'Start with python_status to see the interpreter and its packages. Load files with load_data, fit regressions with ols, inspect variables with list_names/describe_object, and get exact numbers with get_value.';
 
-export function createMcpServer(services: DaemonServices, connection: { id: string; client?: string }): McpServer {
+/** `cwd`: the folder the client started the shim in (from its handshake), for the folder rule. */
+export function createMcpServer(services: DaemonServices, connection: { id: string; client?: string; cwd?: string }): McpServer {
   // No logging capability: the daemon logs to its own file, not to the client.
   const server = new McpServer(
     { name: 'python-session', title: 'Python Session', version: packageVersion(), websiteUrl: packageHomepage() },
     { instructions: INSTRUCTIONS },
   );
+  const clientName = () => server.server.getClientVersion()?.name ?? connection.client ?? connection.id;
+  // Once the client is initialized its folder is known: warm a kernel there for its first run.
+  const folder = new ClientFolder(server.server, {
+    client: clientName,
+    cwd: connection.cwd,
+    onInitialized: (choice) => void services.sessions.prewarm(choice.path).catch(() => undefined),
+  });
   const context: ToolContext = {
     sessions: services.sessions,
     settings: services.settings,
     stateDir: services.stateDir,
     startedAt: services.startedAt,
-    clientName: () => server.server.getClientVersion()?.name ?? connection.client ?? connection.id,
+    clientName,
+    clientFolder: () => folder.current(),
+    async startDefaults() {
+      const choice = await folder.current();
+      return { cwd: choice.path, cwdReason: choice.reason, startedBy: { connection: connection.id, client: clientName() } };
+    },
   };
+  noteSessionFolders(server, new FolderNotices(services.sessions, connection.id, folder));
   for (const register of REGISTRARS) register(server, context);
   return server;
 }

@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { mkdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expandHome } from '../home-path.js';
 import { Kernel, type KernelOptions } from '../kernel/kernel.js';
@@ -14,7 +15,7 @@ import { chooseInterpreter, ipykernelInstallCommand, type Choice } from '../inte
 import { RemoteKernel, type RemoteKernelOptions } from '../remote/remote-kernel.js';
 import { ServerRegistry, parseRemoteKernelRef } from '../remote/server-registry.js';
 import type { Settings } from '../settings/settings.js';
-import { Session } from './session.js';
+import { Session, type SessionStarter } from './session.js';
 import { WarmPool } from './warm-pool.js';
 
 export const DEFAULT_SESSION = 'default';
@@ -24,8 +25,12 @@ export class SessionError extends Error {}
 
 export interface StartRequest {
   interpreter?: string;
-  /** A local folder; for a remote server, a folder relative to the server's root. */
+  /** A local folder (default: the home folder); for a remote server, a folder relative to the server's root. */
   cwd?: string;
+  /** Why `cwd`, in words, for python_status and the panel (default: "requested when the session was started"). */
+  cwdReason?: string;
+  /** The client (or the panel) starting it: another client reaching it is told its folder. */
+  startedBy?: SessionStarter;
   kernelName?: string;
   /** A remote Jupyter server's name (see ServerRegistry): start the kernel there. */
   server?: string;
@@ -79,14 +84,39 @@ export class SessionManager extends EventEmitter {
     );
   }
 
-  /** The session, starting the default one on first use. */
-  async ensure(name: string): Promise<Session> {
+  /** The session, starting the default one on first use (as `request` says: the client's folder). */
+  async ensure(name: string, request: StartRequest = {}): Promise<Session> {
     const existing = this.sessions.get(name);
     if (existing) return existing;
     const pending = this.starting.get(name);
     if (pending) return pending;
     if (name !== DEFAULT_SESSION) this.get(name);
-    return this.start(name, {});
+    return this.start(name, request);
+  }
+
+  /**
+   * A client connected in `cwd`: unless the default session already runs, warm a kernel for the
+   * interpreter it would get, so the client's first run is answered from the pool.
+   */
+  async prewarm(cwd: string): Promise<void> {
+    if (this.sessions.has(DEFAULT_SESSION) || this.starting.has(DEFAULT_SESSION)) return;
+    if (!this.options.settings.warmOnConnect(this.env)) return;
+    const choice = await this.chosenInterpreter().catch(() => null);
+    if (!choice || this.sessions.has(DEFAULT_SESSION)) return;
+    this.pool.prewarm(this.localLaunchOptions(choice.interpreter.path, cwd, {}));
+  }
+
+  /** What a local kernel is started with; the warm pool keys on it, so prewarm and launch share it. */
+  private localLaunchOptions(interpreter: string, cwd: string, extra: Partial<KernelOptions>): KernelOptions {
+    return {
+      interpreter,
+      cwd,
+      runtimeDir: this.runtimeDir,
+      launcher: this.pool.launch,
+      memoryLimitBytes: this.options.settings.memoryLimitBytes(this.env),
+      ...this.options.kernelOptions,
+      ...extra,
+    };
   }
 
   /** The interpreter new sessions get, and why (cached until `rescan`). */
@@ -121,6 +151,7 @@ export class SessionManager extends EventEmitter {
     this.starting.set(name, starting);
     try {
       const session = await starting;
+      session.startedBy = request.startedBy;
       this.add(session);
       return session;
     } finally {
@@ -129,7 +160,7 @@ export class SessionManager extends EventEmitter {
   }
 
   /** Starts a session's kernel on a remote Jupyter server (its default kernelspec unless one is named). */
-  startRemote(name: string, request: { server: string; kernelName?: string; cwd?: string }): Promise<Session> {
+  startRemote(name: string, request: { server: string; kernelName?: string; cwd?: string; startedBy?: SessionStarter }): Promise<Session> {
     return this.start(name, request);
   }
 
@@ -191,16 +222,16 @@ export class SessionManager extends EventEmitter {
 
   private async launch(name: string, request: StartRequest): Promise<Session> {
     if (request.server) return this.launchRemote(name, { ...request, server: request.server });
-    const cwd = request.cwd ? resolve(expandHome(request.cwd)) : undefined;
-    if (cwd) {
-      let isDir = false;
-      try {
-        isDir = statSync(cwd).isDirectory();
-      } catch {
-        /* reported below */
-      }
-      if (!isDir) throw new SessionError(`The working folder ${cwd} does not exist or is not a folder.`);
+    // Never the daemon's own folder: that is wherever it happened to start.
+    const cwd = request.cwd ? resolve(expandHome(request.cwd)) : homedir();
+    const cwdReason = request.cwd ? (request.cwdReason ?? 'requested when the session was started') : 'the home folder (no folder was given)';
+    let isDir = false;
+    try {
+      isDir = statSync(cwd).isDirectory();
+    } catch {
+      /* reported below */
     }
+    if (!isDir) throw new SessionError(`The working folder ${cwd} does not exist or is not a folder.`);
     let interpreter: string;
     let reason: string;
     const extra: Partial<KernelOptions> = {};
@@ -222,23 +253,14 @@ export class SessionManager extends EventEmitter {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     let kernel: Kernel;
     try {
-      kernel = await Kernel.start({
-        interpreter,
-        cwd,
-        runtimeDir: this.runtimeDir,
-        logPath: join(dir, 'kernel.log'),
-        launcher: this.pool.launch,
-        memoryLimitBytes: this.options.settings.memoryLimitBytes(this.env),
-        ...this.options.kernelOptions,
-        ...extra,
-      });
+      kernel = await Kernel.start({ ...this.localLaunchOptions(interpreter, cwd, extra), logPath: join(dir, 'kernel.log') });
     } catch (error) {
       if (error instanceof KernelStartError && error.missingIpykernel) {
         throw new SessionError(`${error.message} Install it with:\n  ${ipykernelInstallCommand(interpreter)}\nor choose another interpreter (list_interpreters).`);
       }
       throw error;
     }
-    return new Session(name, dir, kernel, { path: interpreter, reason }, cwd);
+    return new Session(name, dir, kernel, { path: interpreter, reason }, cwd, cwdReason);
   }
 
   /** Binds a session to a kernel started elsewhere, by its connection file. */

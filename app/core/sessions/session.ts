@@ -18,6 +18,11 @@ export interface SessionInterpreter {
   reason: string;
 }
 
+export interface SessionStarter {
+  connection: string;
+  client: string;
+}
+
 export interface RunRequest {
   code: string;
   client: string;
@@ -51,13 +56,18 @@ export interface SessionSummary {
   restarts: number;
   runningSince?: number;
   runningCode?: string;
+  /** The folder the kernel works in (for a remote kernel, relative to the server's root). */
   cwd?: string;
+  /** Why that folder, in words. */
+  cwdReason?: string;
 }
 
 export class Session extends EventEmitter {
   readonly log: SessionLog;
   readonly figures: FigureStore;
   lastError: (PythonErrorInfo & { time: string; code: string }) | null = null;
+  /** Who started it: a client connection (its id and name), or the panel. */
+  startedBy?: SessionStarter;
   private running: { since: number; code: string; client: string } | null = null;
   private spillCounter = 0;
   /** Kernel deaths so far, the latest, and how many of them each client has been told of. */
@@ -71,6 +81,7 @@ export class Session extends EventEmitter {
     readonly kernel: SessionKernel,
     readonly interpreter: SessionInterpreter | undefined,
     readonly cwd: string | undefined,
+    readonly cwdReason?: string,
   ) {
     super();
     this.log = new SessionLog(dir);
@@ -103,6 +114,7 @@ export class Session extends EventEmitter {
       runningSince: this.running?.since,
       runningCode: this.running?.code,
       cwd: this.cwd,
+      cwdReason: this.cwdReason,
     };
   }
 

@@ -4,9 +4,18 @@
  * (into sys.modules only: the user's namespace stays empty), so the model does
  * not wait for Python and pandas to load. Refills happen after a pause, one at
  * a time; only interpreters in use are pooled, and an idle pool shrinks to zero.
+ *
+ * Pools are keyed by interpreter and environment, not by folder: a kernel warmed
+ * before the client said where its project is (see `prewarm`) must still serve it.
+ * One started in another folder is moved when handed out (chdir, PWD, and the
+ * start folder's entry at the head of sys.path), which leaves it as a kernel
+ * started there would be, with one exception that is checked: matplotlib reads a
+ * `matplotlibrc` from the folder it is imported in, so a folder holding one gets
+ * a kernel that started there, or a cold start.
  */
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { launchKernel, type LaunchKernelOptions, type LaunchedKernel } from '../kernel/launch.js';
 import { removeConnectionFile } from '../kernel/connection-info.js';
 
@@ -30,9 +39,27 @@ export interface WarmPoolOptions {
 
 interface Pooled {
   key: string;
+  /** The folder it was started in. */
+  folder: string;
   kernel: Promise<LaunchedKernel>;
   ready: boolean;
 }
+
+/** The folder a launch runs in (none given: ours). */
+const folderOf = (options: LaunchKernelOptions) => resolve(options.cwd ?? process.cwd());
+
+/** Moves a kernel to another folder as if it had started there; runs in a private namespace. */
+const moveCode = (folder: string) =>
+  `exec(${JSON.stringify(
+    [
+      'import os, sys',
+      'old = os.getcwd()',
+      'os.chdir(new)',
+      "os.environ['PWD'] = new",
+      // `python -m ipykernel_launcher` put its start folder first on sys.path.
+      'sys.path[:] = [new if p == old else p for p in sys.path]',
+    ].join('\n'),
+  )}, {'new': ${JSON.stringify(folder)}})`;
 
 export class WarmPool {
   private readonly pools = new Map<string, { options: LaunchKernelOptions; items: Pooled[]; lastUsed: number; refill?: NodeJS.Timeout }>();
@@ -44,45 +71,92 @@ export class WarmPool {
     this.sweeper.unref();
   }
 
-  /** Only plain launches are pooled: same interpreter, folder and environment. */
+  /** Only plain launches are pooled: same interpreter and environment (the folder is set at hand-out). */
   private keyOf(options: LaunchKernelOptions): string | null {
     if (options.extraArgs?.length) return null;
-    return JSON.stringify([options.interpreter, options.cwd ?? '', options.env ?? {}]);
+    return JSON.stringify([options.interpreter, options.env ?? {}]);
   }
 
-  /** A launcher for KernelOptions.launcher: pooled when possible, cold otherwise. */
-  readonly launch = async (options: LaunchKernelOptions): Promise<LaunchedKernel> => {
-    const key = this.keyOf(options);
-    if (this.closed || this.options.size <= 0 || key === null) return launchKernel(options);
+  private poolFor(key: string, options: LaunchKernelOptions) {
     let pool = this.pools.get(key);
     if (!pool) {
       pool = { options, items: [], lastUsed: Date.now() };
       this.pools.set(key, pool);
     }
     pool.lastUsed = Date.now();
-    const handed = await this.takeReady(pool.items);
+    return pool;
+  }
+
+  /** A launcher for KernelOptions.launcher: pooled when possible, cold otherwise. */
+  readonly launch = async (options: LaunchKernelOptions): Promise<LaunchedKernel> => {
+    const key = this.keyOf(options);
+    if (this.closed || this.options.size <= 0 || key === null) return launchKernel(options);
+    const pool = this.poolFor(key, options);
+    pool.options = options; // refills start where the latest kernel went: a restart there gets an exact match
+    const handed = await this.takeReady(pool.items, folderOf(options));
     this.scheduleRefill(key);
     return handed ?? launchKernel(options);
   };
 
-  private async takeReady(items: Pooled[]): Promise<LaunchedKernel | null> {
-    while (items.length) {
-      // Prefer one that finished warming; a still-warming one is still faster than a cold start.
-      const index = Math.max(0, items.findIndex((item) => item.ready));
-      const [item] = items.splice(index, 1);
+  /**
+   * Warms kernels for launches like `options` now, unless that pool already has some: a client
+   * connected, and its first run should not wait for Python (issue #13, item 8).
+   */
+  prewarm(options: LaunchKernelOptions): void {
+    const key = this.keyOf(options);
+    if (this.closed || this.options.size <= 0 || key === null) return;
+    const pool = this.poolFor(key, options);
+    if (pool.items.length) return;
+    pool.options = options;
+    clearTimeout(pool.refill);
+    pool.refill = undefined;
+    while (pool.items.length < this.options.size) pool.items.push(this.warm(key, options));
+  }
+
+  private async takeReady(items: Pooled[], folder: string): Promise<LaunchedKernel | null> {
+    // matplotlib read the rc file of the folder it was imported in: moving is only sound when neither folder has one.
+    const hasRc = (dir: string) => existsSync(join(dir, 'matplotlibrc'));
+    const fits = (item: Pooled) => item.folder === folder || (!hasRc(folder) && !hasRc(item.folder));
+    // Ready before warming (a still-warming one is still faster than a cold start), then already in the folder.
+    const rank = (item: Pooled) => (item.ready ? 0 : 2) + (item.folder === folder ? 0 : 1);
+    for (;;) {
+      const candidates = items.filter(fits).sort((a, b) => rank(a) - rank(b));
+      const item = candidates[0];
+      if (!item) return null;
+      items.splice(items.indexOf(item), 1);
       const kernel = await item.kernel.catch(() => null);
-      if (kernel && (await this.alive(kernel))) return kernel;
-      if (kernel) await this.dispose(kernel);
+      if (!kernel) continue;
+      const usable = item.folder === folder ? await this.alive(kernel) : await this.move(kernel, folder);
+      if (usable) return kernel;
+      await this.dispose(kernel);
     }
-    return null;
   }
 
   /** Alive and answering: the process runs and a kernel_info_request is answered promptly. */
   private async alive(kernel: LaunchedKernel): Promise<boolean> {
     if (!kernel.process.alive) return false;
     const { reply } = kernel.client.request('shell', 'kernel_info_request', {});
-    const answered = await Promise.race([reply.then(() => true, () => false), new Promise<boolean>((r) => setTimeout(() => r(false), 2000))]);
-    return answered;
+    return this.answered(reply.then(() => true));
+  }
+
+  /** Alive, and now working in `folder` (the reply proves both). */
+  private async move(kernel: LaunchedKernel, folder: string): Promise<boolean> {
+    if (!kernel.process.alive) return false;
+    const { reply } = kernel.client.request('shell', 'execute_request', {
+      code: moveCode(folder),
+      silent: true,
+      store_history: false,
+      user_expressions: {},
+      allow_stdin: false,
+      stop_on_error: false,
+    });
+    return this.answered(reply.then((message) => (message.content as { status?: string }).status === 'ok'));
+  }
+
+  private answered(check: Promise<boolean>): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), 2000)));
+    return Promise.race([check.catch(() => false), late]).finally(() => clearTimeout(timer));
   }
 
   private scheduleRefill(key: string): void {
@@ -97,7 +171,7 @@ export class WarmPool {
   }
 
   private warm(key: string, options: LaunchKernelOptions): Pooled {
-    const item: Pooled = { key, ready: false, kernel: Promise.resolve(null as unknown as LaunchedKernel) };
+    const item: Pooled = { key, folder: folderOf(options), ready: false, kernel: Promise.resolve(null as unknown as LaunchedKernel) };
     item.kernel = (async () => {
       const kernel = await launchKernel({ ...options, logPath: join(this.options.logDir, `pooled-${randomUUID()}.log`) });
       // Import quietly, outside history and the user's namespace, then wait for the reply.
@@ -114,8 +188,8 @@ export class WarmPool {
       return kernel;
     })();
     item.kernel.catch(() => {
-      const pool = this.pools.get(key);
-      if (pool) pool.items = pool.items.filter((i) => i !== item);
+      const items = this.pools.get(key)?.items;
+      if (items?.includes(item)) items.splice(items.indexOf(item), 1);
     });
     return item;
   }

@@ -16,11 +16,13 @@ export interface SettingsData {
   timeoutS: number;
   /** Ready kernels kept per interpreter in use (0 turns the warm pool off). */
   warmPoolSize: number;
+  /** Warm a kernel when a client connects and the default session is not running yet. */
+  warmOnConnect: boolean;
   /** Per-kernel memory cap in MB; 0 means half the machine's memory; -1 turns it off. */
   memoryLimitMb: number;
 }
 
-const DEFAULTS: SettingsData = { markedEnvs: [], outputLimit: 20_000, timeoutS: 600, warmPoolSize: 1, memoryLimitMb: 0 };
+const DEFAULTS: SettingsData = { markedEnvs: [], outputLimit: 20_000, timeoutS: 600, warmPoolSize: 1, warmOnConnect: true, memoryLimitMb: 0 };
 
 export class Settings {
   private readonly store: Conf<SettingsData>;
@@ -40,6 +42,7 @@ export class Settings {
         outputLimit: { type: 'number', minimum: 1000 },
         timeoutS: { type: 'number', minimum: 1 },
         warmPoolSize: { type: 'integer', minimum: 0, maximum: 8 },
+        warmOnConnect: { type: 'boolean' },
         memoryLimitMb: { type: 'integer', minimum: -1 },
       },
     });
@@ -66,6 +69,14 @@ export class Settings {
   warmPoolSize(env = process.env): number {
     const fromEnv = Number(env.PYTHON_MCP_POOL_SIZE);
     return env.PYTHON_MCP_POOL_SIZE !== undefined && Number.isInteger(fromEnv) && fromEnv >= 0 ? Math.min(fromEnv, 8) : this.get('warmPoolSize');
+  }
+
+  /** PYTHON_MCP_WARM_ON_CONNECT ("0"/"false"/"off" or "1"/"true"/"on"), else the setting. */
+  warmOnConnect(env = process.env): boolean {
+    const raw = env.PYTHON_MCP_WARM_ON_CONNECT?.trim().toLowerCase();
+    if (raw && ['0', 'false', 'off', 'no'].includes(raw)) return false;
+    if (raw && ['1', 'true', 'on', 'yes'].includes(raw)) return true;
+    return this.get('warmOnConnect');
   }
 
   /** Bytes a kernel may allocate: PYTHON_MCP_MEMORY_LIMIT (MB; 0 or "off" disables), else the setting. */

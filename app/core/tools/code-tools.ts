@@ -7,7 +7,7 @@ import { DEFAULT_SESSION } from '../sessions/session-manager.js';
 import { runContent } from '../mcp/run-content.js';
 import { callHelper, ToolCallError } from './python-bridge.js';
 import { READS, RUNS_CODE } from './tool-annotations.js';
-import { contentResult, dataResult, errorResult, guarded, sessionArg, textResult, type ToolContext, type ToolRegistrar, type ToolResult } from './tool-context.js';
+import { contentResult, dataResult, errorResult, guarded, sessionArg, sessionFor, textResult, type ToolContext, type ToolRegistrar, type ToolResult } from './tool-context.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -42,7 +42,7 @@ function progressReporter(extra: Extra) {
 }
 
 export async function runPython(context: ToolContext, args: { code: string; timeout_s?: number; session?: string }, extra: Extra): Promise<ToolResult> {
-  const session = await context.sessions.ensure(args.session ?? DEFAULT_SESSION);
+  const session = await sessionFor(context, args.session ?? DEFAULT_SESSION);
   const timeoutS = args.timeout_s ?? context.settings.timeoutS();
   const progress = progressReporter(extra);
   try {
@@ -99,7 +99,7 @@ export async function helperResult(
   args: Record<string, unknown>,
   options: { answer?: 'text' | 'data' } = {},
 ): Promise<ToolResult> {
-  const session = await context.sessions.ensure(sessionName ?? DEFAULT_SESSION);
+  const session = await sessionFor(context, sessionName ?? DEFAULT_SESSION);
   try {
     const result = await callHelper(session.kernel, tool, args, { timeoutMs: context.settings.timeoutS() * 1000 });
     const printed = outputText(result.outputs).trim();

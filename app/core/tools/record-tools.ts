@@ -1,5 +1,6 @@
 /** last_error and export_notebook: what went wrong, and the session as a notebook. */
 import { z } from 'zod';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { expandHome } from '../home-path.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
@@ -33,13 +34,15 @@ export const registerRecordTools: ToolRegistrar = (server, context) => {
       title: 'Export as notebook',
       description:
         'Write the session\'s record as a Jupyter notebook (.ipynb) that re-runs in plain Jupyter: every run with its outputs and figures, and every tool call (load_data, ols, save_figure…) as the plain pandas/statsmodels/matplotlib code that does the same, in the order they ran. A .py path writes the same record as a percent-format script (# %% cells). Missing folders are created.',
-      inputSchema: { path: z.string().min(1).max(4096).describe('Where to write, e.g. ~/analysis.ipynb'), session: sessionArg },
+      inputSchema: { path: z.string().min(1).max(4096).describe("Where to write, e.g. analysis.ipynb (relative to the session's working folder) or ~/analysis.ipynb"), session: sessionArg },
       annotations: REPLACES,
     },
     (args) =>
       guarded(async () => {
         const session = context.sessions.get(args.session ?? DEFAULT_SESSION);
-        const path = resolve(expandHome(args.path));
+        // Relative to the session's folder, as the kernel's own paths are; the notebook is written on this machine.
+        const base = session.kernel.location === 'local' && session.cwd ? session.cwd : homedir();
+        const path = resolve(base, expandHome(args.path));
         const entries = session.log.read();
         const { cells, format } = await writeRecord(entries, path, await liveRecordMeta(session, entries));
         return textResult(`Wrote ${cells} cells to ${path}${format === 'py' ? ' (a percent-format script; `python` runs it)' : ''}.`, { path, cells, format });

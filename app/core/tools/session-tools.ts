@@ -27,6 +27,7 @@ async function kernelFacts(session: Session) {
     interpreter_reason: summary.interpreter?.reason ?? null,
     connection_file: summary.connectionFile ?? null,
     cwd: summary.cwd ?? null,
+    cwd_reason: summary.cwdReason ?? null,
     busy_for_s: summary.runningSince ? Math.round((Date.now() - summary.runningSince) / 1000) : null,
     variables: session.kernel.knownNames.length,
     /** Where the kernel runs: "local", or a remote server's name and URL. */
@@ -64,7 +65,7 @@ function describeFacts(f: Awaited<ReturnType<typeof kernelFacts>>): string {
       : `  kernel pid ${f.pid ?? 'n/a'}, memory ${formatBytes(f.memory_bytes)}, ${up}`,
     r && r.connection !== 'connected' ? `  connection ${r.connection} since ${r.connection_since}${r.connection_problem ? `: ${r.connection_problem}` : ''}` : '',
     `  interpreter ${f.interpreter ?? 'unknown'}${f.interpreter_reason ? ` — ${f.interpreter_reason}` : ''}`,
-    f.cwd ? `  working folder ${f.cwd}` : '',
+    f.cwd ? `  working folder ${f.cwd}${f.cwd_reason ? ` — ${f.cwd_reason}` : ''} (relative paths resolve here)` : '',
   ]
     .filter(Boolean)
     .join('\n');
@@ -103,7 +104,14 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
             structured.interpreter = interpreterPath;
             structured.interpreter_reason = choice.reason;
             structured.state = 'not started';
-            lines.push(`Session "${name}" is not started${name === DEFAULT_SESSION ? ' (it starts on the first run_python)' : ''}.`, `Interpreter for new sessions: ${interpreterPath} — ${choice.reason}`);
+            const folder = await context.clientFolder();
+            structured.cwd = folder.path;
+            structured.cwd_reason = folder.reason;
+            lines.push(
+              `Session "${name}" is not started${name === DEFAULT_SESSION ? ' (it starts on the first run_python)' : ''}.`,
+              `Interpreter for new sessions: ${interpreterPath} — ${choice.reason}`,
+              `Working folder for new sessions: ${folder.path} — ${folder.reason} (relative paths resolve here)`,
+            );
           } catch (error) {
             lines.push(`Session "${name}" is not started, and no usable interpreter was found: ${(error as Error).message}`);
           }
@@ -211,7 +219,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
         'With server (a remote Jupyter server the user added; list_interpreters shows them), the kernel runs on that server instead, for data and cores that are there: kernel_name is then one of the server\'s kernelspecs (default: the server\'s default) and cwd a folder relative to the server\'s root. Every tool works the same on it, with the server\'s packages; file paths (load_data, save_data, save_figure) are then paths on the server.',
       inputSchema: {
         interpreter: z.string().min(1).max(4096).optional().describe('Path of the Python to use (see list_interpreters).'),
-        cwd: z.string().min(1).max(4096).optional().describe('Working folder for the kernel.'),
+        cwd: z.string().min(1).max(4096).optional().describe("Working folder for the kernel, where relative paths resolve (default: the client's project folder, else the home folder)."),
         server: z.string().min(1).max(200).optional().describe('Name of a remote Jupyter server (from `python-session-mcp servers add`).'),
         kernel_name: z.string().min(1).max(200).optional().describe('An installed Jupyter kernelspec name, e.g. "python3".'),
         session: sessionArg,
@@ -221,11 +229,15 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
     (args) =>
       guarded(async () => {
         if (args.server) {
-          const session = await sessions.startRemote(args.session ?? DEFAULT_SESSION, { server: args.server, kernelName: args.kernel_name, cwd: args.cwd });
+          const { startedBy } = await context.startDefaults();
+          const session = await sessions.startRemote(args.session ?? DEFAULT_SESSION, { server: args.server, kernelName: args.kernel_name, cwd: args.cwd, startedBy });
           const facts = await kernelFacts(session);
           return textResult(`Started on ${session.kernel.location}.\n${describeFacts(facts)}`, facts);
         }
-        const session = await sessions.start(args.session ?? DEFAULT_SESSION, { interpreter: args.interpreter, cwd: args.cwd, kernelName: args.kernel_name });
+        // Without cwd, the session works in this client's folder, as the default session does.
+        const defaults = await context.startDefaults();
+        const place = args.cwd ? { cwd: args.cwd, cwdReason: 'asked for with start_kernel(cwd=…)' } : {};
+        const session = await sessions.start(args.session ?? DEFAULT_SESSION, { ...defaults, ...place, interpreter: args.interpreter, kernelName: args.kernel_name });
         const facts = await kernelFacts(session);
         return textResult(`Started.\n${describeFacts(facts)}`, facts);
       }),

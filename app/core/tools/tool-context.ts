@@ -1,7 +1,9 @@
 /** What every tool module gets: the daemon's services and this connection's client. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { SessionManager } from '../sessions/session-manager.js';
+import type { FolderChoice } from '../sessions/project-folder.js';
+import type { Session } from '../sessions/session.js';
+import type { SessionManager, StartRequest } from '../sessions/session-manager.js';
 import type { Settings } from '../settings/settings.js';
 import { SESSION_NAME } from '../sessions/session-manager.js';
 
@@ -12,6 +14,15 @@ export interface ToolContext {
   startedAt: number;
   /** The MCP client's name from initialize (for the session log). */
   clientName(): string;
+  /** Where a session started for this client works (its MCP root, its folder, or home), and why. */
+  clientFolder(): Promise<FolderChoice>;
+  /** What a session started for this client gets: its folder, and who started it. */
+  startDefaults(): Promise<Pick<StartRequest, 'cwd' | 'cwdReason' | 'startedBy'>>;
+}
+
+/** The session by name, starting the default one on first use in this client's folder. */
+export async function sessionFor(context: ToolContext, name: string): Promise<Session> {
+  return context.sessions.find(name) ?? context.sessions.ensure(name, await context.startDefaults());
 }
 
 export type ToolRegistrar = (server: McpServer, context: ToolContext) => void;
