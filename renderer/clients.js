@@ -61,6 +61,7 @@ export class ClientsView {
           h('div', { class: 'client-paths' }, c.paths.map((p) => h('code', { class: 'path' }, p))),
           c.interpreters.length ? h('p', { class: 'muted' }, 'Interpreter in its config: ', c.interpreters.join(', ')) : null,
           c.problems.length ? h('ul', { class: 'problems' }, c.problems.map((p) => h('li', {}, p))) : null,
+          c.registered && c.restartHint ? h('p', { class: 'muted client-hint' }, c.restartHint) : null,
           h('div', { class: 'client-actions' }, buttons),
         );
       }),

@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { nodePathProbe } from '../../core/registration/index.js';
+import { CLIENTS, CLIENT_IDS, nodePathProbe } from '../../core/registration/index.js';
+import { parseToml } from '../../core/registration/toml.js';
 import { type RegisterCommandOptions, registerCommand } from './register.js';
 
 const roots: string[] = [];
@@ -40,7 +41,7 @@ test('an unknown client is a usage error that lists the valid ids', async () => 
   const r = await run('emacs');
   assert.equal(r.code, 2);
   assert.equal(r.stdout, '');
-  assert.match(r.stderr, /unknown client "emacs"; use one of: claude-desktop, claude-code, cursor, vscode, windsurf, or all/);
+  assert.match(r.stderr, /unknown client "emacs"; use one of: claude-desktop, claude-code, codex, cursor, gemini-cli, vscode, windsurf, or all/);
 });
 
 test('bad options are usage errors', async () => {
@@ -57,6 +58,38 @@ test('--help prints the usage', async () => {
   const r = await run('--help');
   assert.equal(r.code, 0);
   assert.match(r.stdout, /Usage: python-session-mcp register \[<client>\|all\]/);
+  // Every client is listed with its name, and where its config is.
+  for (const id of CLIENT_IDS) assert.match(r.stdout, new RegExp(`^  ${id} +${CLIENTS[id].name}: `, 'm'), id);
+  assert.match(r.stdout, /codex +Codex: ~\/\.codex\/config\.toml \(or in \$CODEX_HOME\)/);
+});
+
+test('codex and gemini-cli: register, status, remove', async () => {
+  const { home, cli, run } = await setup();
+  const codexFile = path.join(home, '.codex', 'config.toml');
+  await mkdir(path.dirname(codexFile));
+  await writeFile(codexFile, '# mine\nmodel = "o3"\n');
+  const added = await run('codex');
+  assert.equal(added.code, 0, added.stderr);
+  assert.match(added.stdout, /Added Python Session to Codex in .*config\.toml\./);
+  const text = await readFile(codexFile, 'utf8');
+  assert.ok(text.startsWith('# mine\nmodel = "o3"\n\n[mcp_servers.python-session]\n'), text);
+  assert.deepEqual(parseToml(text).value, { model: 'o3', mcp_servers: { 'python-session': { command: process.execPath, args: [cli] } } });
+
+  await mkdir(path.join(home, '.gemini'));
+  const all = await run('all');
+  assert.equal(all.code, 0, all.stderr);
+  assert.match(all.stdout, /Codex already has the current Python Session entry/);
+  assert.match(all.stdout, /Added Python Session to Gemini CLI/);
+  const gemini = JSON.parse(await readFile(path.join(home, '.gemini', 'settings.json'), 'utf8'));
+  assert.deepEqual(gemini.mcpServers['python-session'], { command: process.execPath, args: [cli] });
+
+  const status = await run();
+  assert.match(status.stdout, /codex\s+registered\s+.*\.codex\/config\.toml/);
+  assert.match(status.stdout, /gemini-cli\s+registered\s+.*\.gemini\/settings\.json/);
+
+  const removed = await run('codex', '--remove');
+  assert.equal(removed.code, 0);
+  assert.equal(await readFile(codexFile, 'utf8'), '# mine\nmodel = "o3"\n');
 });
 
 test('register, again, status, remove: the whole round trip', async () => {

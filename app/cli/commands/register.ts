@@ -48,7 +48,14 @@ export const REGISTER_USAGE = `Usage: python-session-mcp register [<client>|all]
 Adds Python Session to an MCP client's own config file, keeping everything else in it.
 Without a client, lists every client and whether it is registered.
 
-Clients: ${CLIENT_IDS.join(', ')}
+Clients, and the file each keeps its servers in:
+  claude-desktop      Claude Desktop: claude_desktop_config.json in its app-data folder
+  claude-code         Claude Code: ~/.claude.json (or in $CLAUDE_CONFIG_DIR)
+  codex               Codex: ~/.codex/config.toml (or in $CODEX_HOME), a [mcp_servers.python-session] table
+  cursor              Cursor: ~/.cursor/mcp.json
+  gemini-cli          Gemini CLI: ~/.gemini/settings.json
+  vscode              VS Code: mcp.json in its user folder
+  windsurf            Windsurf: ~/.codeium/windsurf/mcp_config.json
   all                 every client that is installed (with --remove: every one registered)
 
 Options:

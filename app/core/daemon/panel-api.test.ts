@@ -156,7 +156,7 @@ describe('panel API', () => {
 
   test('clients: status, register and unregister in the given home', async () => {
     const before = await call('GET', '/api/clients');
-    assert.deepEqual(before.data.clients.map((c: { id: string }) => c.id), ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf']);
+    assert.deepEqual(before.data.clients.map((c: { id: string }) => c.id), ['claude-desktop', 'claude-code', 'codex', 'cursor', 'gemini-cli', 'vscode', 'windsurf']);
     assert.ok(before.data.clients.every((c: { paths: string[] }) => c.paths.every((p) => p.startsWith(join(stateDir, 'home')))));
     const added = await call('POST', '/api/clients/cursor/register');
     assert.equal(added.status, 200, JSON.stringify(added.data));
@@ -165,6 +165,14 @@ describe('panel API', () => {
     const removed = await call('POST', '/api/clients/cursor/unregister');
     assert.equal(removed.data.client.registered, false);
     assert.equal((await call('POST', '/api/clients/notepad/register')).status, 404);
+    // Codex keeps its servers in TOML: the same buttons write and remove its table.
+    const codex = await call('POST', '/api/clients/codex/register');
+    assert.equal(codex.status, 200, JSON.stringify(codex.data));
+    assert.equal(codex.data.client.state, 'current');
+    assert.match(codex.data.client.restartHint, /new Codex session/);
+    assert.deepEqual(codex.data.client.paths, [join(stateDir, 'home', '.codex', 'config.toml')]);
+    assert.match(readFileSync(join(stateDir, 'home', '.codex', 'config.toml'), 'utf8'), /^\[mcp_servers\.python-session\]\ncommand = /);
+    assert.equal((await call('POST', '/api/clients/codex/unregister')).data.client.registered, false);
   });
 });
 

@@ -42,6 +42,7 @@ import { ServerRegistryError } from '../remote/server-registry.js';
 import { RemoteServerError } from '../remote/jupyter-api.js';
 import {
   CLIENT_IDS,
+  getClient,
   isClientId,
   registerClient,
   registrationStatus,
@@ -386,6 +387,8 @@ function clientView(s: ClientStatus) {
     paths: s.paths,
     problems: s.problems,
     interpreters,
+    // Each client picks up a change its own way: a restart for the apps, a new session for the CLIs.
+    restartHint: getClient(s.client).restartHint,
   };
 }
 

@@ -9,6 +9,7 @@ import {
   getClient,
   isClientId,
 } from './clients.js';
+import { JSONC_FORMAT, JSON_WITH_COMMENTS_FORMAT, TOML_FORMAT } from './config-format.js';
 
 /** A fake file system: a set of folders and files, matched case-insensitively on Windows. */
 function fakeFs(dirs: string[], files: string[] = [], caseInsensitive = false): PathProbe {
@@ -45,6 +46,8 @@ test('macOS paths', () => {
   assert.deepEqual(CLIENTS['claude-code'].configPaths(mac), ['/Users/ada/.claude.json']);
   assert.deepEqual(CLIENTS.cursor.configPaths(mac), ['/Users/ada/.cursor/mcp.json']);
   assert.deepEqual(CLIENTS.windsurf.configPaths(mac), ['/Users/ada/.codeium/windsurf/mcp_config.json']);
+  assert.deepEqual(CLIENTS.codex.configPaths(mac), ['/Users/ada/.codex/config.toml']);
+  assert.deepEqual(CLIENTS['gemini-cli'].configPaths(mac), ['/Users/ada/.gemini/settings.json']);
 });
 
 test('Linux paths, honouring XDG_CONFIG_HOME for the Electron apps', () => {
@@ -56,6 +59,23 @@ test('Linux paths, honouring XDG_CONFIG_HOME for the Electron apps', () => {
   assert.deepEqual(CLIENTS.vscode.configPaths(xdg), ['/data/cfg/Code/User/mcp.json']);
   // A relative XDG_CONFIG_HOME is invalid by the spec and ignored, as Electron does.
   assert.deepEqual(CLIENTS.vscode.configPaths(ctx({ env: { XDG_CONFIG_HOME: 'cfg' } })), ['/home/ada/.config/Code/User/mcp.json']);
+});
+
+test('Codex follows CODEX_HOME, Gemini CLI follows GEMINI_CLI_HOME', () => {
+  assert.deepEqual(CLIENTS.codex.configPaths(ctx({})), ['/home/ada/.codex/config.toml']);
+  assert.deepEqual(CLIENTS.codex.configPaths(ctx({ env: { CODEX_HOME: '/srv/codex-home' } })), ['/srv/codex-home/config.toml']);
+  // An empty variable is unset, as for the other clients.
+  assert.deepEqual(CLIENTS.codex.configPaths(ctx({ env: { CODEX_HOME: '' } })), ['/home/ada/.codex/config.toml']);
+  const codexHome = ctx({ env: { CODEX_HOME: '/srv/codex-home' }, fs: fakeFs(['/srv/codex-home']) });
+  assert.equal(CLIENTS.codex.isInstalled(codexHome), true);
+  assert.equal(CLIENTS.codex.isInstalled(ctx({ fs: fakeFs(['/home/ada/.codex']) })), true);
+  assert.equal(CLIENTS.codex.isInstalled(ctx({ env: { CODEX_HOME: '/srv/codex-home' }, fs: fakeFs(['/home/ada/.codex']) })), false);
+
+  assert.deepEqual(CLIENTS['gemini-cli'].configPaths(ctx({})), ['/home/ada/.gemini/settings.json']);
+  assert.deepEqual(CLIENTS['gemini-cli'].configPaths(ctx({ env: { GEMINI_CLI_HOME: '/srv/gem' } })), ['/srv/gem/.gemini/settings.json']);
+  assert.equal(CLIENTS['gemini-cli'].isInstalled(ctx({ fs: fakeFs(['/home/ada/.gemini']) })), true);
+  assert.deepEqual(CLIENTS.codex.configPaths(ctx({ platform: 'win32', home: 'C:\\Users\\Ada' })), ['C:\\Users\\Ada\\.codex\\config.toml']);
+  assert.deepEqual(CLIENTS['gemini-cli'].configPaths(ctx({ platform: 'win32', home: 'C:\\Users\\Ada' })), ['C:\\Users\\Ada\\.gemini\\settings.json']);
 });
 
 test('Claude Code follows CLAUDE_CONFIG_DIR', () => {
@@ -118,12 +138,16 @@ test('installed means the client\'s config folder exists', () => {
 test('entry shapes: VS Code and Claude Code say "type": "stdio", the others do not', () => {
   assert.deepEqual(CLIENTS.vscode.shapeEntry(entry), { type: 'stdio', ...entry });
   assert.deepEqual(CLIENTS['claude-code'].shapeEntry(entry), { type: 'stdio', ...entry });
-  for (const id of ['claude-desktop', 'cursor', 'windsurf'] as const) {
+  for (const id of ['claude-desktop', 'codex', 'cursor', 'gemini-cli', 'windsurf'] as const) {
     assert.deepEqual(CLIENTS[id].shapeEntry(entry), entry, id);
   }
   assert.equal(CLIENTS.vscode.serversKey, 'servers');
-  assert.equal(CLIENTS.vscode.jsonc, true);
-  for (const id of CLIENT_IDS.filter((c) => c !== 'vscode')) assert.equal(CLIENTS[id].serversKey, 'mcpServers');
+  assert.equal(CLIENTS.vscode.format, JSONC_FORMAT);
+  assert.equal(CLIENTS.codex.serversKey, 'mcp_servers');
+  assert.equal(CLIENTS.codex.format, TOML_FORMAT);
+  // Gemini CLI strips comments and then calls JSON.parse: comments yes, trailing commas no.
+  assert.equal(CLIENTS['gemini-cli'].format, JSON_WITH_COMMENTS_FORMAT);
+  for (const id of CLIENT_IDS.filter((c) => c !== 'vscode' && c !== 'codex')) assert.equal(CLIENTS[id].serversKey, 'mcpServers');
 });
 
 test('an empty env is left out of the entry', () => {
@@ -135,7 +159,7 @@ test('unknown clients are named in the error with the valid ids', () => {
   assert.equal(isClientId('emacs'), false);
   assert.throws(() => getClient('emacs'), (e: unknown) => {
     assert.ok(e instanceof UnknownClientError);
-    assert.match(e.message, /unknown client "emacs"; use one of: claude-desktop, claude-code, cursor, vscode, windsurf/);
+    assert.match(e.message, /unknown client "emacs"; use one of: claude-desktop, claude-code, codex, cursor, gemini-cli, vscode, windsurf/);
     return true;
   });
 });

@@ -9,10 +9,11 @@
 import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { type ConfigFormat, JSONC_FORMAT, JSON_FORMAT, JSON_WITH_COMMENTS_FORMAT, TOML_FORMAT } from './config-format.js';
 import type { JsonObject } from './jsonc.js';
 import type { ServerEntry } from './server-entry.js';
 
-export const CLIENT_IDS = ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf'] as const;
+export const CLIENT_IDS = ['claude-desktop', 'claude-code', 'codex', 'cursor', 'gemini-cli', 'vscode', 'windsurf'] as const;
 export type ClientId = (typeof CLIENT_IDS)[number];
 
 /** The few file-system questions path discovery asks; injectable for tests. */
@@ -33,10 +34,10 @@ export interface PlatformContext {
 export interface ClientDefinition {
   id: ClientId;
   name: string;
-  /** The top-level key that holds the servers. */
+  /** The top-level key (or TOML table) that holds the servers. */
   serversKey: string;
-  /** Whether the client itself reads its config as JSONC (comments, trailing commas). */
-  jsonc: boolean;
+  /** The file format, read as the client itself reads it (JSONC for VS Code, TOML for Codex). */
+  format: ConfigFormat;
   /** Every config file our entry belongs in; at least one, existing or not. */
   configPaths(ctx: PlatformContext): string[];
   /** Whether the client appears to be installed (its config folder exists). */
@@ -130,7 +131,7 @@ const claudeDesktop: ClientDefinition = {
   id: 'claude-desktop',
   name: 'Claude Desktop',
   serversKey: 'mcpServers',
-  jsonc: false,
+  format: JSON_FORMAT,
   configPaths(ctx) {
     const p = pathApi(ctx);
     const main = p.join(appDataDir(ctx), 'Claude', CLAUDE_DESKTOP_FILE);
@@ -156,7 +157,7 @@ const claudeCode: ClientDefinition = {
   id: 'claude-code',
   name: 'Claude Code',
   serversKey: 'mcpServers',
-  jsonc: false,
+  format: JSON_FORMAT,
   configPaths: (ctx) => [claudeCodeFile(ctx)],
   isInstalled(ctx) {
     const p = pathApi(ctx);
@@ -167,22 +168,59 @@ const claudeCode: ClientDefinition = {
   restartHint: 'Start a new Claude Code session; sessions already running keep their old list of servers.',
 };
 
+/** Codex keeps its config in $CODEX_HOME, ~/.codex by default. A relative path counts from the working folder, as for Codex. */
+function codexHome(ctx: PlatformContext): string {
+  const p = pathApi(ctx);
+  const named = envVar(ctx, 'CODEX_HOME');
+  return named ? p.resolve(named) : p.join(ctx.home, '.codex');
+}
+
+const codex: ClientDefinition = {
+  id: 'codex',
+  name: 'Codex',
+  serversKey: 'mcp_servers',
+  format: TOML_FORMAT,
+  configPaths: (ctx) => [pathApi(ctx).join(codexHome(ctx), 'config.toml')],
+  isInstalled: (ctx) => ctx.fs.isDirectory(codexHome(ctx)),
+  // As `codex mcp add` writes it: command, args and an env table, no type.
+  shapeEntry: (entry) => stdioEntry(entry, false),
+  restartHint: 'Start a new Codex session; "codex mcp list" shows the server.',
+};
+
 const cursor: ClientDefinition = {
   id: 'cursor',
   name: 'Cursor',
   serversKey: 'mcpServers',
-  jsonc: false,
+  format: JSON_FORMAT,
   configPaths: (ctx) => [pathApi(ctx).join(ctx.home, '.cursor', 'mcp.json')],
   isInstalled: (ctx) => ctx.fs.isDirectory(pathApi(ctx).join(ctx.home, '.cursor')),
   shapeEntry: (entry) => stdioEntry(entry, false),
   restartHint: 'Restart Cursor (or reload its window), then check the server is enabled under Settings → MCP.',
 };
 
+/** Gemini CLI reads ~/.gemini/settings.json; GEMINI_CLI_HOME stands in for the home folder. */
+function geminiSettings(ctx: PlatformContext): string {
+  const p = pathApi(ctx);
+  const home = envVar(ctx, 'GEMINI_CLI_HOME');
+  return p.join(home ? p.resolve(home) : ctx.home, '.gemini', 'settings.json');
+}
+
+const geminiCli: ClientDefinition = {
+  id: 'gemini-cli',
+  name: 'Gemini CLI',
+  serversKey: 'mcpServers',
+  format: JSON_WITH_COMMENTS_FORMAT,
+  configPaths: (ctx) => [geminiSettings(ctx)],
+  isInstalled: (ctx) => ctx.fs.isDirectory(pathApi(ctx).dirname(geminiSettings(ctx))),
+  shapeEntry: (entry) => stdioEntry(entry, false),
+  restartHint: 'Start a new Gemini CLI session; its /mcp command lists the server.',
+};
+
 const vscode: ClientDefinition = {
   id: 'vscode',
   name: 'VS Code',
   serversKey: 'servers',
-  jsonc: true,
+  format: JSONC_FORMAT,
   configPaths: (ctx) => [pathApi(ctx).join(appDataDir(ctx), 'Code', 'User', 'mcp.json')],
   isInstalled: (ctx) => ctx.fs.isDirectory(pathApi(ctx).join(appDataDir(ctx), 'Code', 'User')),
   shapeEntry: (entry) => stdioEntry(entry, true),
@@ -193,7 +231,7 @@ const windsurf: ClientDefinition = {
   id: 'windsurf',
   name: 'Windsurf',
   serversKey: 'mcpServers',
-  jsonc: false,
+  format: JSON_FORMAT,
   configPaths: (ctx) => [pathApi(ctx).join(ctx.home, '.codeium', 'windsurf', 'mcp_config.json')],
   isInstalled: (ctx) => ctx.fs.isDirectory(pathApi(ctx).join(ctx.home, '.codeium', 'windsurf')),
   shapeEntry: (entry) => stdioEntry(entry, false),
@@ -203,7 +241,9 @@ const windsurf: ClientDefinition = {
 export const CLIENTS: Readonly<Record<ClientId, ClientDefinition>> = {
   'claude-desktop': claudeDesktop,
   'claude-code': claudeCode,
+  codex,
   cursor,
+  'gemini-cli': geminiCli,
   vscode,
   windsurf,
 };

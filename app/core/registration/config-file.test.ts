@@ -11,6 +11,7 @@ import {
   writeConfig,
   writeFileAtomic,
 } from './config-file.js';
+import { JSONC_FORMAT, JSON_FORMAT, TOML_FORMAT } from './config-format.js';
 
 const roots: string[] = [];
 after(() => Promise.all(roots.map((r) => rm(r, { recursive: true, force: true }))));
@@ -21,9 +22,9 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-async function problem(file: string, jsonc = false): Promise<ConfigFileError> {
+async function problem(file: string, format = JSON_FORMAT): Promise<ConfigFileError> {
   try {
-    await readConfig(file, { jsonc });
+    await readConfig(file, format);
   } catch (e) {
     assert.ok(e instanceof ConfigFileError, String(e));
     return e;
@@ -34,7 +35,7 @@ async function problem(file: string, jsonc = false): Promise<ConfigFileError> {
 test('a missing file reads as empty and is created 0600 in new folders', async () => {
   const dir = await tempDir();
   const file = path.join(dir, 'a', 'b', 'mcp.json');
-  const snap = await readConfig(file, { jsonc: false });
+  const snap = await readConfig(file, JSON_FORMAT);
   assert.equal(snap.exists, false);
   assert.equal(snap.value, undefined);
   const { backup } = await writeConfig(snap, '{"x": 1}\n');
@@ -52,7 +53,7 @@ test('malformed JSON, bad UTF-8, a non-object top level and a folder are refused
   assert.equal(e.problem, 'parse');
   assert.match(e.message, /bad\.json: cannot parse it: trailing comma is not allowed at line 3, column 11; the file was left unchanged/);
   // The same file is fine for a JSONC client.
-  assert.deepEqual((await readConfig(bad, { jsonc: true })).value, { mcpServers: { a: 1 } });
+  assert.deepEqual((await readConfig(bad, JSONC_FORMAT)).value, { mcpServers: { a: 1 } });
 
   const latin1 = path.join(dir, 'latin1.json');
   await writeFile(latin1, Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d]));
@@ -70,8 +71,24 @@ test('comments are refused unless the client reads JSONC', async () => {
   const file = path.join(dir, 'c.json');
   await writeFile(file, '// hi\n{}');
   assert.equal((await problem(file)).problem, 'parse');
-  const snap = await readConfig(file, { jsonc: true });
-  assert.equal(snap.parsed.comments.length, 1);
+  const snap = await readConfig(file, JSONC_FORMAT);
+  assert.deepEqual(snap.value, {});
+  // Keeping the comment is the document's job: setting a value edits the text around it.
+  assert.equal(snap.document.set(['a'], 1), '// hi\n{\n  "a": 1\n}');
+});
+
+test('TOML: parsed with its line and column when broken, and empty when the file is missing', async () => {
+  const dir = await tempDir();
+  const file = path.join(dir, 'config.toml');
+  await writeFile(file, '# mine\nmodel = "o3"\n[mcp_servers.a]\ncommand = \n');
+  const e = await problem(file, TOML_FORMAT);
+  assert.equal(e.problem, 'parse');
+  assert.match(e.message, /config\.toml: cannot parse it: expected a value, found "\\n" at line 4, column 11; the file was left unchanged/);
+  await writeFile(file, '# mine\nmodel = "o3"\n');
+  assert.deepEqual((await readConfig(file, TOML_FORMAT)).value, { model: 'o3' });
+  const missing = await readConfig(path.join(dir, 'none.toml'), TOML_FORMAT);
+  assert.equal(missing.value, undefined);
+  assert.equal(missing.document.set(['mcp_servers', 'x'], { command: 'y' }), '[mcp_servers.x]\ncommand = "y"\n');
 });
 
 test('an update keeps mode, writes a backup with the same mode, and leaves no temp files', async () => {
@@ -79,7 +96,7 @@ test('an update keeps mode, writes a backup with the same mode, and leaves no te
   const file = path.join(dir, 'mcp.json');
   await writeFile(file, '{"old": true}\n');
   await chmod(file, 0o640);
-  const snap = await readConfig(file, { jsonc: false });
+  const snap = await readConfig(file, JSON_FORMAT);
   const { backup } = await writeConfig(snap, '{"new": true}\n');
   assert.equal(backup, backupPathFor(file));
   assert.equal(backup, `${file}.python-session.bak`);
@@ -95,7 +112,7 @@ test('the exact permission bits are kept, even those the umask would strip', asy
   const file = path.join(dir, 'shared.json');
   await writeFile(file, '{}');
   await chmod(file, 0o666);
-  await writeConfig(await readConfig(file, { jsonc: false }), '{"a": 1}');
+  await writeConfig(await readConfig(file, JSON_FORMAT), '{"a": 1}');
   assert.equal((await stat(file)).mode & 0o777, 0o666);
 });
 
@@ -103,7 +120,7 @@ test('a byte-order mark is kept', async () => {
   const dir = await tempDir();
   const file = path.join(dir, 'bom.json');
   await writeFile(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a": 1}')]));
-  const snap = await readConfig(file, { jsonc: false });
+  const snap = await readConfig(file, JSON_FORMAT);
   assert.equal(snap.bom, true);
   assert.deepEqual(snap.value, { a: 1 });
   await writeConfig(snap, '{"a": 2}');
@@ -119,7 +136,7 @@ test('a symlinked config is written through the link, which stays a link', async
   const link = path.join(dir, 'mcp.json');
   await writeFile(real, '{}');
   await symlink(real, link);
-  const snap = await readConfig(link, { jsonc: false });
+  const snap = await readConfig(link, JSON_FORMAT);
   assert.equal(snap.target, real);
   await writeConfig(snap, '{"a": 1}');
   assert.ok((await lstat(link)).isSymbolicLink());
@@ -139,7 +156,7 @@ test('a change made by someone else after our read aborts the write', async () =
   const dir = await tempDir();
   const file = path.join(dir, 'mcp.json');
   await writeFile(file, '{"v": 1}');
-  const snap = await readConfig(file, { jsonc: false });
+  const snap = await readConfig(file, JSON_FORMAT);
   await writeFile(file, '{"v": 2, "theirs": true}');
   await assert.rejects(writeConfig(snap, '{"v": 1, "ours": true}'), ConfigConflictError);
   assert.equal(await readFile(file, 'utf8'), '{"v": 2, "theirs": true}');
@@ -147,7 +164,7 @@ test('a change made by someone else after our read aborts the write', async () =
 
   // A file that appears after we saw none is not overwritten either.
   const fresh = path.join(dir, 'fresh.json');
-  const none = await readConfig(fresh, { jsonc: false });
+  const none = await readConfig(fresh, JSON_FORMAT);
   await writeFile(fresh, '{"client": "wrote me"}');
   await assert.rejects(writeConfig(none, '{}'), ConfigConflictError);
   assert.equal(await readFile(fresh, 'utf8'), '{"client": "wrote me"}');
@@ -181,7 +198,7 @@ test('running as root, a user\'s file keeps its owner', { skip: process.getuid?.
   const file = path.join(dir, 'mcp.json');
   await writeFile(file, '{}');
   await chown(file, 4321, 4322);
-  await writeConfig(await readConfig(file, { jsonc: false }), '{"a": 1}');
+  await writeConfig(await readConfig(file, JSON_FORMAT), '{"a": 1}');
   const info = await stat(file);
   assert.equal(info.uid, 4321);
   assert.equal(info.gid, 4322);

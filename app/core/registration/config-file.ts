@@ -1,8 +1,8 @@
 /**
  * Reading and writing a client's config file without ever leaving it half-written or lost.
  *
- * - Reading refuses what it cannot understand (bad JSON, bad UTF-8, a top level that is not an
- *   object) with the file's line and column, so the caller leaves the file alone.
+ * - Reading refuses what it cannot understand (bad JSON or TOML, bad UTF-8, a top level that is
+ *   not an object) with the file's line and column, so the caller leaves the file alone.
  * - Writing goes to a temporary file in the same folder, is flushed to disk, then renamed over
  *   the original: a reader sees the old file or the new one, never a mix.
  * - Just before the rename the original is compared with what we read. If the client rewrote
@@ -20,7 +20,8 @@ import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { lstat, mkdir, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { type JsonObject, JsonSyntaxError, type ParsedJson, isJsonObject, nodeValue, parseJson } from './jsonc.js';
+import { type ConfigDocument, type ConfigFormat, ConfigShapeError, ConfigSyntaxError } from './config-format.js';
+import type { JsonObject } from './jsonc.js';
 
 export type ConfigProblem = 'parse' | 'encoding' | 'shape' | 'io';
 
@@ -61,7 +62,8 @@ export interface ConfigSnapshot {
   /** The decoded text, without a byte-order mark. */
   text: string;
   bom: boolean;
-  parsed: ParsedJson;
+  /** The parsed text, which gives back the text with one value changed. */
+  document: ConfigDocument;
   /** The document; undefined when the file is missing or empty. */
   value: JsonObject | undefined;
   /** Permission bits and owner of the existing file. */
@@ -70,17 +72,12 @@ export interface ConfigSnapshot {
   gid?: number;
 }
 
-export interface ReadOptions {
-  /** Accept comments and trailing commas (for clients that read their config as JSONC). */
-  jsonc: boolean;
-}
-
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const NEW_FILE_MODE = 0o600;
 const NEW_DIR_MODE = 0o700;
 
-export async function readConfig(file: string, options: ReadOptions): Promise<ConfigSnapshot> {
-  const parseOptions = { comments: options.jsonc, trailingCommas: options.jsonc };
+/** Reads a config in the client's `format` (JSON, JSONC or TOML). */
+export async function readConfig(file: string, format: ConfigFormat): Promise<ConfigSnapshot> {
   let target = file;
   let info: Stats;
   try {
@@ -103,7 +100,7 @@ export async function readConfig(file: string, options: ReadOptions): Promise<Co
         bytes: Buffer.alloc(0),
         text: '',
         bom: false,
-        parsed: { root: undefined, comments: [], hasTrailingCommas: false },
+        document: format.parse(''),
         value: undefined,
       };
     }
@@ -124,19 +121,15 @@ export async function readConfig(file: string, options: ReadOptions): Promise<Co
   } catch {
     throw new ConfigFileError(file, 'encoding', 'it is not valid UTF-8 text');
   }
-  let parsed: ParsedJson;
+  let document: ConfigDocument;
   try {
-    parsed = parseJson(text, parseOptions);
+    document = format.parse(text);
   } catch (err) {
-    if (err instanceof JsonSyntaxError) {
-      throw new ConfigFileError(file, 'parse', `cannot parse it: ${err.message}`);
-    }
+    if (err instanceof ConfigSyntaxError) throw new ConfigFileError(file, 'parse', `cannot parse it: ${err.message}`);
+    if (err instanceof ConfigShapeError) throw new ConfigFileError(file, 'shape', err.message);
     throw err;
   }
-  const value = parsed.root === undefined ? undefined : nodeValue(parsed.root);
-  if (value !== undefined && !isJsonObject(value)) {
-    throw new ConfigFileError(file, 'shape', 'its top level is not a JSON object');
-  }
+  const value = document.value;
   return {
     path: file,
     target,
@@ -144,7 +137,7 @@ export async function readConfig(file: string, options: ReadOptions): Promise<Co
     bytes,
     text,
     bom,
-    parsed,
+    document,
     value,
     mode: info.mode & 0o777,
     uid: info.uid,

@@ -1,4 +1,4 @@
-/** Registering this server with MCP clients (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf). */
+/** Registering this server with MCP clients (Claude Desktop, Claude Code, Codex, Cursor, Gemini CLI, VS Code, Windsurf). */
 export {
   CLIENT_IDS,
   CLIENTS,

@@ -291,7 +291,7 @@ test('an entry of another kind under our name (a remote url server) is replaced,
 
 test('unknown clients are rejected before anything is read', async () => {
   const ctx = await home();
-  await assert.rejects(registerClient('emacs', ENTRY, ctx), /unknown client "emacs"; use one of: claude-desktop, claude-code, cursor, vscode, windsurf/);
+  await assert.rejects(registerClient('emacs', ENTRY, ctx), /unknown client "emacs"; use one of: claude-desktop, claude-code, codex, cursor, gemini-cli, vscode, windsurf/);
   await assert.rejects(unregisterClient('emacs', ctx), /unknown client/);
 });
 

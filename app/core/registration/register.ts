@@ -16,7 +16,7 @@ import {
   getClient,
 } from './clients.js';
 import { ConfigConflictError, ConfigFileError, type ConfigSnapshot, readConfig, writeConfig } from './config-file.js';
-import { JsonShapeError, setJsonPath } from './json-edit.js';
+import { ConfigShapeError } from './config-format.js';
 import { type JsonObject, type JsonValue, isJsonObject } from './jsonc.js';
 import {
   type EntrySummary,
@@ -107,16 +107,15 @@ async function updateClient(
   const ctx = defaultContext(opts);
   const paths = client.configPaths(ctx);
   const plan = async (file: string): Promise<Plan> => {
-    const snapshot = await readConfig(file, { jsonc: client.jsonc });
+    const snapshot = await readConfig(file, client.format);
     const before = serverEntryIn(snapshot.value, client);
     const after = next(before);
     if (isDeepStrictEqual(before, after)) return { snapshot, before, after, text: snapshot.text };
     try {
-      const options = { comments: client.jsonc, trailingCommas: client.jsonc };
-      const text = setJsonPath(snapshot.text, snapshot.parsed, [client.serversKey, SERVER_NAME], after, options);
+      const text = snapshot.document.set([client.serversKey, SERVER_NAME], after);
       return { snapshot, before, after, text };
     } catch (err) {
-      if (err instanceof JsonShapeError) throw new ConfigFileError(file, 'shape', err.message);
+      if (err instanceof ConfigShapeError) throw new ConfigFileError(file, 'shape', err.message);
       throw err;
     }
   };
@@ -267,7 +266,7 @@ async function clientStatus(client: ClientDefinition, ctx: PlatformContext, expe
 async function fileStatus(client: ClientDefinition, file: string, expected?: JsonObject): Promise<FileStatus> {
   let snapshot: ConfigSnapshot;
   try {
-    snapshot = await readConfig(file, { jsonc: client.jsonc });
+    snapshot = await readConfig(file, client.format);
   } catch (err) {
     if (!(err instanceof ConfigFileError)) throw err;
     return { path: file, exists: true, state: 'unreadable', problems: [err.detail] };
