@@ -15,7 +15,9 @@ import { _electron, type ElectronApplication, type Page } from 'playwright-core'
 import { createServices, type DaemonServices } from '../app/core/mcp/server.js';
 import { startPanelServer, type PanelServer } from '../app/core/daemon/panel-server.js';
 import { trayAvailability } from '../app/electron/electron-binary.js';
-import { TEST_PYTHON, waitFor } from '../app/core/testing/test-python.js';
+import { cellGate } from '../app/core/testing/cell-gate.js';
+import { TEST_PYTHON } from '../app/core/testing/test-python.js';
+import { waitFor } from '../app/core/testing/wait-for.js';
 
 const availability = trayAvailability();
 const MAIN = fileURLToPath(new URL('../app/electron/main.js', import.meta.url));
@@ -70,13 +72,15 @@ if (!availability.ok) {
   });
 
   test('the tray icon follows the sessions', async () => {
-    assert.ok(await waitFor(async () => (await shown())?.state === 'idle', 10_000));
+    await waitFor('the tray to show idle', async () => (await shown())?.state === 'idle');
     const session = await services.sessions.start('default', {});
-    const run = session.run({ code: 'import time; time.sleep(3)', client: 'e2e', outputLimit: 10_000 });
-    assert.ok(await waitFor(async () => (await shown())?.state === 'busy', 5000), 'busy while code runs');
+    const gate = cellGate(); // the code runs until the tray has been seen busy
+    const run = session.run({ code: gate.waitCode, client: 'e2e', outputLimit: 10_000 });
+    await waitFor('the tray to show busy while code runs', async () => (await shown())?.state === 'busy');
     assert.match((await shown())!.tooltip, /default — running/);
+    gate.open();
     await run;
-    assert.ok(await waitFor(async () => (await shown())?.state === 'idle', 5000), 'idle again');
+    await waitFor('the tray to show idle again', async () => (await shown())?.state === 'idle');
   });
 
   test('a second launch leaves at once and shows the first one’s window', () => {

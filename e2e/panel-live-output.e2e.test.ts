@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { readPanelAddress, type PanelAddress } from '../app/core/daemon/panel-address.js';
-import { waitFor } from '../app/core/testing/test-python.js';
+import { waitFor } from '../app/core/testing/wait-for.js';
 import { call, createHarness, text, type CallResult, type Harness } from './support/mcp-harness.js';
 import { leftovers } from './support/proc.js';
 import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS } from './support/panel-browser.js';
@@ -53,7 +53,7 @@ describe('output streams into the panel while a run goes on', { skip: existsSync
     const warm = await call(client, 'run_python', { code: "print('ready')" });
     assert.equal(text(warm), 'ready\n', JSON.stringify(warm));
     daemon = await harness.daemonPid();
-    assert.ok(await waitFor(() => readPanelAddress(harness.home) !== null, 15_000), 'the daemon started its panel');
+    await waitFor('the daemon to start its panel', () => readPanelAddress(harness.home) !== null, { timeoutMs: 15_000 });
     panel = readPanelAddress(harness.home)!;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light' });

@@ -13,8 +13,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { JupyterApi } from '../app/core/remote/jupyter-api.js';
 import { RemoteServer } from '../app/core/remote/server-registry.js';
 import { jupyterServerAvailable, startJupyterServer, type TestJupyterServer } from '../app/core/remote/testing/jupyter-server.js';
-import { processesMatching, waitFor } from '../app/core/testing/test-python.js';
+import { waitFor } from '../app/core/testing/wait-for.js';
 import { call, createHarness, text, type Harness } from './support/mcp-harness.js';
+import { leftovers } from './support/proc.js';
 
 // Skipped on a developer machine without the server; in CI (CI=true) a missing server fails the run instead.
 const skip = jupyterServerAvailable() || process.env.CI ? false : 'needs python3-jupyter-server (apt-get install python3-jupyter-server)';
@@ -34,16 +35,31 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
     client = await harness.connect('remote-e2e');
   });
 
+  // What a test needs, set up by the test itself unless an earlier one left it in place: the
+  // server registered as "lab", the session "remote" running there.
+  const ensureLab = async () => {
+    if (/^lab {2}/m.test((await harness.cli('servers', 'list')).stdout)) return;
+    const added = await harness.cli('servers', 'add', 'lab', server.url);
+    assert.equal(added.code, 0, added.stderr);
+  };
+  const ensureRemoteSession = async () => {
+    await ensureLab();
+    if ((await call(client, 'kernel_status', { session })).isError !== true) return;
+    const started = await call(client, 'start_kernel', { session, server: 'lab', kernel_name: 'python3', cwd: 'work' });
+    assert.equal(started.isError, undefined, text(started));
+  };
+
   after(async () => {
     try {
       await harness?.close();
-      assert.ok(await waitFor(() => processesMatching(harness.home).length === 0, 10_000), 'no daemon left');
+      if (harness) assert.deepEqual(await leftovers(harness.home, []), [], 'no daemon left');
     } finally {
       await server?.close(); // throws if the server left kernels behind
     }
   });
 
   test('servers add saves the server owner-only, checks it, and never prints the token', async () => {
+    await harness.cli('servers', 'remove', 'lab'); // whether or not an earlier test added it
     const added = await harness.cli('servers', 'add', 'lab', server.url);
     assert.equal(added.code, 0, added.stderr);
     assert.match(added.stdout, /Added server "lab" at http:\/\/127\.0\.0\.1:\d+\/ \(token saved, owner-only\)/);
@@ -56,6 +72,7 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
   });
 
   test('list_interpreters lists the server\'s kernelspecs beside the local interpreters', async () => {
+    await ensureLab();
     const result = await call(client, 'list_interpreters');
     assert.match(text(result), /used for new sessions[\s\S]*\nRemote Jupyter servers:\nlab {2}http:\/\/127\.0\.0\.1:\d+\/\n {2}kernelspec python3/);
     const remote = result.facts?.remote_servers as { server: { name: string }; kernelspecs: { name: string }[] }[];
@@ -63,9 +80,11 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
   });
 
   test('start_kernel(server=…) starts a kernel there, and python_status says where it runs', async () => {
+    await ensureLab();
+    const session = 'started-here'; // its own: the one the later tests share may be running already
     const started = await call(client, 'start_kernel', { session, server: 'lab', kernel_name: 'python3', cwd: 'work' });
     assert.equal(started.isError, undefined, text(started));
-    assert.match(text(started), /^Started on lab \(http:\/\/127\.0\.0\.1:\d+\/\)\.\nSession "remote": idle\n {2}runs on lab/);
+    assert.match(text(started), /^Started on lab \(http:\/\/127\.0\.0\.1:\d+\/\)\.\nSession "started-here": idle\n {2}runs on lab/);
     assert.equal(started.facts?.remote?.kernel_name, 'python3');
     const status = await call(client, 'python_status', { session });
     assert.match(text(status), /runs on lab \(http:\/\/127\.0\.0\.1:\d+\/\)/);
@@ -74,10 +93,12 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
     assert.ok(!text(status).includes('Could not probe'));
     assert.equal(text(await call(client, 'run_python', { session, code: 'import os; os.path.basename(os.getcwd())' })), "'work'\n", 'cwd is relative to the server root');
     const listed = await call(client, 'list_sessions');
-    assert.match(text(listed), /Session "remote": idle\n {2}runs on lab/);
+    assert.match(text(listed), /Session "started-here": idle\n {2}runs on lab/);
+    assert.match(text(await call(client, 'shutdown_kernel', { session })), /Session "started-here" was shut down/);
   });
 
   test('run_python: REPL display, output order, errors with line numbers, the log', async () => {
+    await ensureRemoteSession();
     await call(client, 'run_python', { session, code: 'total = 40' });
     assert.equal(text(await call(client, 'run_python', { session, code: "import sys\nprint('a')\nprint('b', file=sys.stderr)\ntotal + 2" })), 'a\nb\n42\n');
     const failed = await call(client, 'run_python', { session, code: "print('first')\nundefined_name" });
@@ -89,6 +110,7 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
   });
 
   test('figures come back as images and are saved in the session folder', async () => {
+    await ensureRemoteSession();
     const result = await call(client, 'run_python', { session, code: 'import matplotlib.pyplot as plt\nplt.plot([1, 4, 9])\nplt.show()' });
     const image = result.content.find((c) => c.type === 'image') as { data: string; mimeType: string } | undefined;
     assert.equal(image?.mimeType, 'image/png');
@@ -98,6 +120,7 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
   });
 
   test('the helper tools run there, with the server\'s packages', async () => {
+    await ensureRemoteSession();
     await call(client, 'run_python', { session, code: "import pandas as pd\nprices = pd.DataFrame({'p': [1.0, 2.5, None], 'q': [3, 4, 5]})" });
     assert.match(text(await call(client, 'list_names', { session })), /prices[\s\S]*DataFrame/);
     assert.deepEqual((await call(client, 'get_value', { session, expression: "prices['q'].tolist()" })).structuredContent?.value, [3, 4, 5]);
@@ -105,6 +128,7 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
   });
 
   test('data, estimation and charts work there, on the server\'s files', async () => {
+    await ensureRemoteSession();
     // Paths are the server's: the CSV is written by the kernel, under the server's root.
     const csv = join(server.dir, 'root', 'work', 'xy.csv');
     await call(client, 'run_python', { session, code: `import numpy as np, pandas as pd\nrng = np.random.default_rng(0)\nx = rng.normal(size=200)\npd.DataFrame({'x': x, 'y': 1 + 2 * x + rng.normal(scale=0.1, size=200)}).to_csv(${JSON.stringify(csv)}, index=False)` });
@@ -123,6 +147,8 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
   });
 
   test('timeouts, progress, interrupt_kernel', async () => {
+    await ensureRemoteSession();
+    await call(client, 'run_python', { session, code: 'kept_through_it_all = 40' });
     const timedOut = await call(client, 'run_python', { session, code: "print('looping', flush=True)\nwhile True: pass", timeout_s: 1 });
     assert.match(text(timedOut), /^looping\n[\s\S]*Timed out after 1 s; the run was interrupted/);
     const progress: { message?: string }[] = [];
@@ -140,10 +166,11 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
     await asleep;
     assert.match(text(await call(client, 'interrupt_kernel', { session })), /Interrupted; the session keeps its variables/);
     assert.match(text(await running), /KeyboardInterrupt/);
-    assert.equal(text(await call(client, 'run_python', { session, code: 'total' })), '40\n');
+    assert.equal(text(await call(client, 'run_python', { session, code: 'kept_through_it_all' })), '40\n');
   });
 
   test('restart_kernel restarts it on the server and names what was lost', async () => {
+    await ensureRemoteSession();
     await call(client, 'run_python', { session, code: 'restart_me = 1' });
     const restarted = await call(client, 'restart_kernel', { session });
     assert.match(text(restarted), /^Restarted \(on lab \(http:\/\/127\.0\.0\.1:\d+\/\)\)\. Lost: .*restart_me/);
@@ -152,6 +179,7 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
   });
 
   test('connect_to_kernel("lab:<id>") attaches to a running kernel; disconnect_kernel leaves it running', async () => {
+    await ensureLab();
     const model = await api.startKernel();
     try {
       const attached = await call(client, 'connect_to_kernel', { session: 'shared', connection_file: `lab:${model.id}` });
@@ -171,6 +199,7 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
   });
 
   test('a wrong token gets a clear message, without the token', async () => {
+    await ensureLab();
     const wrong = 'not-the-token-0123456789';
     const added = await harness.cli('servers', 'add', 'badlab', server.url, '--token', wrong);
     assert.equal(added.code, 0);
@@ -186,9 +215,16 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
   });
 
   test('the server restarted mid-session: the run gets a clear error, and the session comes back with a fresh kernel', async () => {
+    await ensureRemoteSession();
     await call(client, 'run_python', { session, code: 'precious = [1, 2, 3]' });
-    const running = call(client, 'run_python', { session, code: 'import time; time.sleep(60)' });
-    assert.ok(await waitFor(async () => (await call(client, 'kernel_status', { session })).facts?.state === 'busy', 10_000));
+    // Stop the server once the code is surely running there (its output has come back as progress).
+    let sleeping!: () => void;
+    const asleep = new Promise<void>((resolve) => (sleeping = resolve));
+    const running = call(client, 'run_python', { session, code: "import time\nprint('sleeping', flush=True)\ntime.sleep(60)" }, {
+      onprogress: (p) => (p.message ?? '').includes('sleeping') && sleeping(),
+      resetTimeoutOnProgress: true,
+    });
+    await asleep;
     await server.stop();
     try {
       const cut = await running;
@@ -201,16 +237,17 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
     } finally {
       await server.start();
     }
-    assert.ok(
-      await waitFor(async () => (await call(client, 'kernel_status', { session })).facts?.remote?.connection === 'connected', 40_000, 500),
-      'reconnected after the server came back',
-    );
+    await waitFor('the session to reconnect after the server came back', async () => (await call(client, 'kernel_status', { session })).facts?.remote?.connection === 'connected', {
+      timeoutMs: 40_000,
+      stepMs: 500,
+    });
     // (The first call after a lost kernel may be prefixed with a note saying so.)
     assert.match(text(await call(client, 'run_python', { session, code: '2 * 21' })), /(^|\n)42\n$/);
     assert.match(text(await call(client, 'run_python', { session, code: 'precious' })), /NameError/);
   });
 
   test('shutdown_kernel ends the kernel on the server', async () => {
+    await ensureRemoteSession();
     const id = (await call(client, 'kernel_status', { session })).facts?.remote?.kernel_id as string;
     assert.ok((await api.kernels()).some((k) => k.id === id));
     assert.match(text(await call(client, 'shutdown_kernel', { session })), /Session "remote" was shut down/);

@@ -19,7 +19,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { readPanelAddress, type PanelAddress } from '../app/core/daemon/panel-address.js';
 import { readConnectionFile, channelUrl, type Channel, type ConnectionInfo } from '../app/core/kernel/connection-info.js';
 import { createMessage, encodeMessage, Signer } from '../app/core/wire/index.js';
-import { processesMatching, waitFor } from '../app/core/testing/test-python.js';
+import { processesMatching } from '../app/core/testing/test-python.js';
+import { waitFor } from '../app/core/testing/wait-for.js';
 import { call, createHarness, text, type Harness } from './support/mcp-harness.js';
 import { HAS_PROC, descendantsOf, isLoopback, leftovers, listeningSocketsOf } from './support/proc.js';
 
@@ -51,7 +52,7 @@ describe('the daemon and its kernels', { skip: SKIP }, () => {
     await call(client, 'start_kernel', { session: 'second' });
     await run('x = 1', { session: 'second' });
     daemon = (await harness.daemonPid())!;
-    await waitFor(() => processesMatching(harness.home).length >= 3, 30_000); // two kernels and the pool's
+    await waitFor('two kernels and the pooled one', () => processesMatching(harness.home).length >= 3, { timeoutMs: 30_000 }); // kernels name the folder
   });
   after(async () => {
     process.umask(umask);
@@ -98,12 +99,13 @@ describe('the daemon and its kernels', { skip: SKIP }, () => {
         return [info.shell_port, info.iopub_port, info.stdin_port, info.control_port, info.hb_port];
       }),
     );
-    assert.ok(
-      await waitFor(() => {
+    await waitFor(
+      'every kernel port to be seen listening',
+      () => {
         const ports = new Set(listeningSocketsOf(pids()).map((s) => s.port));
         return expected.flat().every((port) => ports.has(port));
-      }, 20_000, 200),
-      'every kernel port is seen listening',
+      },
+      { timeoutMs: 20_000, stepMs: 200 },
     );
     const sockets = listeningSocketsOf(pids());
     const exposed = sockets.filter((s) => !isLoopback(s.address));
@@ -167,9 +169,10 @@ describe('the daemon and its kernels', { skip: SKIP }, () => {
         "publish('FORGED with another key\\n', b'0' * 64)",
         "publish('FORGED without a signature\\n', b'')",
         "publish('GENUINE\\n', k.session.key)",
-        'import time; time.sleep(0.3)',
       ].join('\n'),
     );
+    // One socket, one order: the forged messages reached the daemon before the genuine one, and
+    // the cell's end (its idle status) after it; so all three were judged before the reply.
     assert.equal(text(result), 'GENUINE\n');
   });
 });
@@ -184,7 +187,7 @@ describe('the daemon’s panel', { skip: SKIP }, () => {
     await call(client, 'run_python', { code: "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()" });
     daemon = (await harness.daemonPid())!;
     // `serve` starts the panel once the daemon is up; it writes its address and token owner-only.
-    assert.ok(await waitFor(() => readPanelAddress(harness.home) !== null, 15_000), 'the daemon started its panel');
+    await waitFor('the daemon to start its panel', () => readPanelAddress(harness.home) !== null, { timeoutMs: 15_000 });
     panel = readPanelAddress(harness.home)!;
   });
   after(async () => {

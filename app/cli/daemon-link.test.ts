@@ -73,21 +73,19 @@ describe('the daemon link', () => {
     const connector = new SpawningConnector({
       socketPath: f.socketPath,
       logPath: f.logPath,
-      deadlineMs: 1500,
+      deadlineMs: 4000, // ample for its starts (each exits at once) to be over well before it
       spawnDaemon: async () => {
         spawns += 1;
         return spawn(process.execPath, ['-e', 'process.exit(3)']);
       },
     });
     try {
-      const started = Date.now();
       await assert.rejects(keepingAlive(() => connector.connect('me')), (error: Error) => {
         assert.ok(error instanceof DaemonUnreachableError);
-        assert.match(error.message, /no Python Session daemon answered within 2 s \(nothing listens on .*daemon\.sock\)/);
+        assert.match(error.message, /no Python Session daemon answered within 4 s \(nothing listens on .*daemon\.sock\)/);
         assert.match(error.message, /exited \(code 3\); its log is .*daemon\.log/);
         return true;
       });
-      assert.ok(Date.now() - started < 3000);
       assert.ok(spawns >= 2 && spawns <= 3, `${spawns} starts`);
     } finally {
       f.done();

@@ -4,7 +4,8 @@
  * still running". Linux only; the suites that need it skip elsewhere.
  */
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
-import { processesMatching, waitFor } from '../../app/core/testing/test-python.js';
+import { processesMatching, processesWithEnv } from '../../app/core/testing/test-python.js';
+import { waitFor } from '../../app/core/testing/wait-for.js';
 
 export const HAS_PROC = (() => {
   try {
@@ -124,16 +125,27 @@ export function listeningSocketsOf(pids: number[]): ListeningSocket[] {
 export const isLoopback = (address: string) => address.startsWith('127.') || address === '0:0:0:0:0:0:0:1' || address === '::1' || address === '0:0:0:0:0:ffff:7f00:1';
 
 /**
- * Waits until nothing of a test is left: the daemon pid gone, no process whose command line
- * names the state folder (kernels, pooled kernels), none carrying one of `markers` (children of
- * user code). Returns what is still alive, for the assertion message.
+ * Every process started for the state folder `home`: the daemon and everything it started
+ * (kernels, pooled kernels, children of user code, wherever their files are) inherit
+ * PYTHON_MCP_HOME from it; the command lines that name the folder are counted too.
+ */
+export function processesOf(home: string): number[] {
+  return [...new Set([...processesWithEnv('PYTHON_MCP_HOME', home), ...processesMatching(home)])];
+}
+
+/**
+ * Waits until nothing of a test is left: the daemon pid gone, no process of the state folder
+ * (see `processesOf`), none carrying one of `markers` (children of user code that were given a
+ * fresh environment). Returns what is still alive, for the assertion message.
  */
 export async function leftovers(home: string, daemonPids: (number | null)[], markers: string[] = [], timeoutMs = 10_000): Promise<string[]> {
   const alive = () => [
-    ...daemonPids.filter((p): p is number => p !== null && running(p)).map((p) => `daemon ${p}`),
-    ...processesMatching(home).map((p) => `process ${p} naming ${home}`),
-    ...markers.flatMap((m) => processesMatching(m).map((p) => `process ${p} carrying ${m}`)),
+    ...new Set([
+      ...daemonPids.filter((p): p is number => p !== null && running(p)).map((p) => `daemon ${p}`),
+      ...processesOf(home).map((p) => `process ${p} of ${home}`),
+      ...markers.flatMap((m) => processesMatching(m).map((p) => `process ${p} carrying ${m}`)),
+    ]),
   ];
-  await waitFor(() => alive().length === 0, timeoutMs, 100);
+  await waitFor('nothing of the test to be left running', () => alive().length === 0, { timeoutMs, stepMs: 100 }).catch(() => undefined); // the caller asserts on what is left
   return alive();
 }

@@ -4,6 +4,7 @@
  * kept, so a test can ask "what did it answer to id 7" or "did it answer at all".
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { WaitTimeoutError } from '../../app/core/testing/wait-for.js';
 import { CLI } from './mcp-harness.js';
 
 export interface RawShim {
@@ -15,8 +16,8 @@ export interface RawShim {
   writeLine(line: string | Buffer): void;
   /** Sends a message and waits for the answer with its id. */
   request(message: Record<string, unknown> & { id: string | number }, timeoutMs?: number): Promise<Record<string, any>>;
-  /** Waits until a line matching `predicate` arrives (or returns what came so far on timeout). */
-  waitFor(predicate: (message: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any> | undefined>;
+  /** The first line matching `predicate`, once it has arrived; throws naming `what` after `timeoutMs`. */
+  waitFor(what: string, predicate: (message: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
   /** initialize + notifications/initialized, as a real client opens a session. */
   initialize(name?: string): Promise<void>;
   close(): Promise<void>;
@@ -46,22 +47,19 @@ export function spawnRawShim(env: Record<string, string>): RawShim {
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   child.stdin.on('error', () => undefined); // the shim may be gone when a test writes
 
-  const waitFor = (predicate: (m: Record<string, any>) => boolean, timeoutMs = 30_000) =>
-    new Promise<Record<string, any> | undefined>((resolve) => {
+  const waitFor = (what: string, predicate: (m: Record<string, any>) => boolean, timeoutMs = 30_000) =>
+    new Promise<Record<string, any>>((resolve, reject) => {
       const check = () => {
         const found = received.find(predicate);
-        if (!found) return false;
-        finish(found);
-        return true;
+        if (found) finish(() => resolve(found));
       };
-      const finish = (value: Record<string, any> | undefined) => {
+      const finish = (settle: () => void) => {
         clearTimeout(timer);
-        waiters.delete(wake);
-        resolve(value);
+        waiters.delete(check);
+        settle();
       };
-      const wake = () => void check();
-      const timer = setTimeout(() => finish(undefined), timeoutMs);
-      waiters.add(wake);
+      const timer = setTimeout(() => finish(() => reject(new WaitTimeoutError(`timed out after ${timeoutMs} ms waiting for ${what}; stderr:\n${stderr}`))), timeoutMs);
+      waiters.add(check);
       check();
     });
 
@@ -77,9 +75,7 @@ export function spawnRawShim(env: Record<string, string>): RawShim {
     waitFor,
     async request(message, timeoutMs = 120_000) {
       writeLine(JSON.stringify(message));
-      const answer = await waitFor((m) => m.id === message.id && (m.result !== undefined || m.error !== undefined), timeoutMs);
-      if (!answer) throw new Error(`no answer to ${JSON.stringify(message.id)} within ${timeoutMs} ms; stderr:\n${stderr}`);
-      return answer;
+      return waitFor(`an answer to ${JSON.stringify(message.id)}`, (m) => m.id === message.id && (m.result !== undefined || m.error !== undefined), timeoutMs);
     },
     async initialize(name = 'raw-client') {
       await this.request({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1.0.0' } } });

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { processAlive } from './instance-lock.js';
-import { TestHome, waitUntil } from './testing/daemon-processes.js';
+import { TestHome } from './testing/daemon-processes.js';
+import { waitFor } from '../testing/wait-for.js';
 
 let home: TestHome;
 afterEach(async () => {
@@ -31,7 +32,7 @@ describe('daemon processes', () => {
     assert.equal(await home.waitForDaemon(), winner.child.pid);
     assert.match(loser.output(), new RegExp(`already running: pid ${winner.child.pid}\\b`));
     assert.equal(winner.child.exitCode, null, 'the winner keeps running');
-    await waitUntil(() => home.pidsWith('started').length > 0, 5000, 'the services');
+    await waitFor('the services to start', () => home.pidsWith('started').length > 0, { timeoutMs: 5000 });
     assert.deepEqual(home.pidsWith('started'), [winner.child.pid]);
   });
 
@@ -41,11 +42,11 @@ describe('daemon processes', () => {
     writeFileSync(home.files.socket.path, ''); // where the dead socket was; nothing listens on it
 
     const daemons = Array.from({ length: 8 }, () => home.spawnDaemon(['--background']));
-    await waitUntil(() => daemons.filter((d) => d.child.exitCode === null).length === 1, 15_000, 'seven to give way');
+    await waitFor('seven to give way', () => daemons.filter((d) => d.child.exitCode === null).length === 1, { timeoutMs: 15_000 });
     const [running] = daemons.filter((d) => d.child.exitCode === null);
     for (const d of daemons) if (d !== running) assert.equal(d.child.exitCode, 0, d.output());
     assert.equal(await home.waitForDaemon(), running.child.pid);
-    await waitUntil(() => home.pidsWith('started').length > 0, 5000, 'the services');
+    await waitFor('the services to start', () => home.pidsWith('started').length > 0, { timeoutMs: 5000 });
     assert.deepEqual(home.pidsWith('started'), [running.child.pid]);
     assert.equal(running.output(), '', 'a background daemon writes nothing to stdout or stderr');
   });
@@ -54,7 +55,7 @@ describe('daemon processes', () => {
     home = new TestHome();
     const d = home.spawnDaemon();
     const pid = await home.waitForDaemon();
-    await waitUntil(() => home.infoPid() === pid, 5000, 'daemon.json');
+    await waitFor('daemon.json to name the daemon', () => home.infoPid() === pid, { timeoutMs: 5000 });
     assert.match(d.output(), /Python Session daemon running, pid \d+\n\s+socket\s+\S+daemon\.sock/);
     d.child.kill('SIGTERM');
     assert.equal(await d.exit, 0);

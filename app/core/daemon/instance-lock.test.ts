@@ -1,11 +1,12 @@
-import { describe, test } from 'node:test';
+import { describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acquireInstanceLock, readLockPid } from './instance-lock.js';
+import { waitFor } from '../testing/wait-for.js';
+import { acquireInstanceLock, processAlive, readLockPid } from './instance-lock.js';
 
 function folder(): { dir: string; lockPath: string; socketPath: string; done: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'ps-lock-'));
@@ -93,14 +94,16 @@ describe('the instance lock', () => {
     const f = folder();
     writeFileSync(f.lockPath, `${process.ppid}\n`); // fresh: inside the start-up grace
     const server = net.createServer((socket) => socket.end(JSON.stringify({ ok: true, pid: process.ppid, version: 'x' }) + '\n'));
-    const listenLater = setTimeout(() => server.listen(f.socketPath), 300);
+    // Each look at the owner is followed by a ping; a second look means the first ping found nobody listening.
+    let looks = 0;
+    const isAlive = (pid: number) => (looks++, processAlive(pid));
     try {
-      const started = Date.now();
-      const outcome = await acquireInstanceLock({ ...f, startupGraceMs: 5000 });
-      assert.deepEqual(outcome, { acquired: false, ownerPid: process.ppid, answering: true });
-      assert.ok(Date.now() - started >= 250, 'it waited for the owner to listen');
+      const outcome = acquireInstanceLock({ ...f, startupGraceMs: 5000, isAlive });
+      await waitFor('the acquirer to find the owner not listening yet, and look again', () => looks >= 2);
+      await new Promise<void>((resolve) => server.listen(f.socketPath, resolve));
+      assert.deepEqual(await outcome, { acquired: false, ownerPid: process.ppid, answering: true }, 'it waited for the owner to listen');
+      assert.equal(readFileSync(f.lockPath, 'utf8'), `${process.ppid}\n`, "the owner's lock is left alone");
     } finally {
-      clearTimeout(listenLater);
       server.close();
       f.done();
     }
@@ -148,14 +151,27 @@ describe('the instance lock', () => {
 
   test('an empty lock is waited on while young and taken over when old', async () => {
     const f = folder();
+    // A fake clock for its waits: each tick is one more look at the lock.
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
     try {
       writeFileSync(f.lockPath, '');
-      const started = Date.now();
-      setTimeout(() => age(f.lockPath, 60), 200);
-      const outcome = await acquireInstanceLock({ ...f, startupGraceMs: 5000 });
-      assert.ok(outcome.acquired);
-      assert.ok(Date.now() - started >= 150);
+      let settled = false;
+      const outcome = acquireInstanceLock({ ...f, startupGraceMs: 5000 }).finally(() => (settled = true));
+      for (let look = 0; look < 5; look++) {
+        await settle();
+        mock.timers.tick(50);
+      }
+      await settle();
+      assert.equal(settled, false, 'a young empty lock is waited on');
+      assert.equal(readFileSync(f.lockPath, 'utf8'), '', 'and left as it is');
+      age(f.lockPath, 60);
+      mock.timers.tick(50);
+      const result = await outcome;
+      assert.ok(result.acquired, 'an old one is taken over');
+      assert.equal(readLockPid(f.lockPath), process.pid);
     } finally {
+      mock.timers.reset();
       f.done();
     }
   });

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, promises as fsp, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { chooseInterpreter, rankInterpreters, type ChooseOptions } from './choose.js';
+import { MIN_PYTHON, chooseInterpreter, rankInterpreters, type ChooseOptions } from './choose.js';
+import { hasModule, pyenvGlobalVersion, pyenvPython, pyenvRoot, pythonVersion } from '../testing/interpreters-here.js';
+import { compareVersions } from './version-from-files.js';
 import { InterpreterError } from './errors.js';
 import { clearProbeCache } from './probe-cache.js';
 import { countSpawns } from './spawn-counter.js';
@@ -236,15 +239,35 @@ describe('ranking', () => {
   });
 });
 
-const PYENV_311 = path.join(os.homedir(), '.pyenv', 'versions', '3.11.7', 'bin', 'python');
-describe('this machine', { skip: !(existsSync(PYENV_311) && existsSync('/usr/bin/python3')) && 'needs pyenv 3.11.7 and /usr/bin/python3' }, () => {
-  it('passes over the pyenv Python first on PATH (no ipykernel) for the system one that has it', async () => {
-    const env = { HOME: os.homedir(), PATH: `${path.join(os.homedir(), '.pyenv', 'shims')}:/usr/bin:/bin` };
+/**
+ * A Python without ipykernel first on PATH, as this machine has one: pyenv's global version
+ * behind pyenv's shims when it lacks ipykernel (the case this machine's users meet), otherwise a
+ * venv made here without it.
+ */
+async function pythonFirstOnPathWithoutIpykernel(): Promise<{ python: string; pathDir: string; how: string; env: Record<string, string> }> {
+  const version = pyenvGlobalVersion();
+  const pyenv = version ? pyenvPython(version) : null;
+  const pyenvVersion = pyenv && existsSync(pyenv) ? pythonVersion(pyenv) : null;
+  const keep = Object.fromEntries(['PYENV_ROOT', 'PYENV_VERSION'].filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
+  if (pyenv && pyenvVersion && compareVersions(pyenvVersion, MIN_PYTHON) >= 0 && !hasModule(pyenv, 'ipykernel')) {
+    return { python: pyenv, pathDir: path.join(pyenvRoot(), 'shims'), how: `pyenv's global version ${version} (Python ${pyenvVersion}), its shims first on PATH`, env: keep };
+  }
+  const venv = j(tmp, 'no-ipykernel-venv');
+  execFileSync('/usr/bin/python3', ['-m', 'venv', '--without-pip', '--copies', venv]);
+  return { python: j(venv, 'bin', 'python'), pathDir: j(venv, 'bin'), how: `a venv without ipykernel made from /usr/bin/python3, first on PATH (no pyenv global version without ipykernel here)`, env: {} };
+}
+
+describe('this machine', { skip: !existsSync('/usr/bin/python3') && 'needs /usr/bin/python3 (with ipykernel)' }, () => {
+  it('passes over the Python first on PATH that lacks ipykernel for the system one that has it', async (t) => {
+    const first = await pythonFirstOnPathWithoutIpykernel();
+    t.diagnostic(`first on PATH: ${first.python}, ${first.how}`);
+    const env = { HOME: os.homedir(), PATH: `${first.pathDir}:/usr/bin:/bin`, ...first.env };
     const r = await chooseInterpreter({ env, discovery: { env } });
     assert.equal(r.interpreter.realPath, realpathSync('/usr/bin/python3'));
     assert.ok(r.probe?.packages['ipykernel']);
-    const pyenv = r.passedOver?.find((p) => p.path === PYENV_311);
-    assert.equal(pyenv?.reason, 'lacks ipykernel');
-    assert.equal(pyenv?.installCommand, `${PYENV_311} -m pip install ipykernel`);
+    const passed = r.passedOver?.find((p) => realpathSync(p.path) === realpathSync(first.python));
+    assert.ok(passed, `${first.python} is among those passed over: ${JSON.stringify(r.passedOver)}`);
+    assert.equal(passed.reason, 'lacks ipykernel');
+    assert.equal(passed.installCommand, `${passed.path} -m pip install ipykernel`);
   });
 });

@@ -5,6 +5,7 @@ import * as zmq from 'zeromq';
 import { createMessage, decodeMessage, encodeMessage, Signer, type JupyterMessage } from '../wire/index.js';
 import { newKey, type ConnectionInfo } from './connection-info.js';
 import { KernelClient } from './kernel-client.js';
+import { waitFor } from '../testing/wait-for.js';
 
 async function bindRandom<S extends zmq.Socket>(socket: S): Promise<number> {
   await socket.bind('tcp://127.0.0.1:*');
@@ -16,7 +17,8 @@ test('replies and iopub messages with a bad signature are never acted on', async
   const signer = new Signer(Buffer.from(key));
   const forger = new Signer(Buffer.from(newKey()));
   const shell = new zmq.Router({ linger: 0 });
-  const iopub = new zmq.Publisher({ linger: 0 });
+  // An XPUB hears the client's subscription, so the forged iopub message is sent only once it can arrive.
+  const iopub = new zmq.XPublisher({ linger: 0 });
   const others = [new zmq.Router({ linger: 0 }), new zmq.Router({ linger: 0 }), new zmq.Reply({ linger: 0 })];
   const info: ConnectionInfo = {
     transport: 'tcp',
@@ -47,19 +49,21 @@ test('replies and iopub messages with a bad signature are never acted on', async
     };
     let settled = false;
     void reply.then(() => (settled = true));
+    const [subscription] = await iopub.receive();
+    assert.equal(subscription[0], 1, 'the client subscribed to iopub');
     await iopub.send(respond('stream', { name: 'stdout', text: 'forged' }, forger).slice(1));
     await shell.send(respond('execute_reply', { status: 'ok', forged: true }, forger));
-    await new Promise((r) => setTimeout(r, 200));
+    // Both forged messages have been received and judged before anything is said about them.
+    await waitFor('both forged messages to be counted', () => client.badSignatures === 2);
     assert.equal(settled, false, 'a forged reply does not complete the request');
     assert.deepEqual(seen, [], 'a forged iopub message is not routed');
-    assert.equal(client.badSignatures, 2);
 
     // Tampering with a properly signed message is caught too.
     const tampered = respond('execute_reply', { status: 'ok' }, signer);
     tampered[tampered.length - 1] = Buffer.from('{"status":"ok","tampered":true}');
     await shell.send(tampered);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(client.badSignatures, 3);
+    await waitFor('the tampered reply to be counted', () => client.badSignatures === 3);
+    assert.equal(settled, false, 'a tampered reply does not complete the request');
 
     await shell.send(respond('execute_reply', { status: 'ok', genuine: true }, signer));
     const genuine = await reply;

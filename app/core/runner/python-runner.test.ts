@@ -5,13 +5,18 @@ import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PythonError, PythonRunner, PythonTimeoutError } from './python-runner.js';
-import { TEST_PYTHON, isAlive } from '../testing/test-python.js';
+import { TEST_PYTHON, isAlive, markChildProcesses } from '../testing/test-python.js';
+import { waitFor } from '../testing/wait-for.js';
 
+const startedHere = markChildProcesses('python-runner-test');
 let py: PythonRunner;
 before(async () => {
   py = await PythonRunner.start({ interpreter: TEST_PYTHON });
 });
-after(async () => py.close());
+after(async () => {
+  await py.close();
+  await waitFor('every kernel this file started to end', () => startedHere().length === 0);
+});
 
 test('the example from the README works as written', async () => {
   await py.run("import pandas as pd; df = pd.DataFrame({'x': [1, 2, 3]})");

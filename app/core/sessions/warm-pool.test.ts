@@ -1,20 +1,26 @@
 /** The warm pool with real kernels: hand-out, clean namespace, crash replacement, shrinking. */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kernel } from '../kernel/kernel.js';
 import { outputText } from '../kernel/outputs.js';
-import { TEST_PYTHON, isAlive, waitFor } from '../testing/test-python.js';
+import { TEST_PYTHON, isAlive, markChildProcesses } from '../testing/test-python.js';
+import { waitFor } from '../testing/wait-for.js';
 import { WarmPool } from './warm-pool.js';
+
+const startedHere = markChildProcesses('warm-pool-test');
+after(() => waitFor('every kernel this file started (handed out or pooled) to end', () => startedHere().length === 0));
+
+const oneReady = (pool: WarmPool) => waitFor('the pool to hold a ready kernel', async () => (await pool.describe())[0]?.ready === 1, { timeoutMs: 30_000 });
 
 test('a pooled kernel is handed out ready, with modules imported but an empty namespace', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'ps-pool-'));
   const pool = new WarmPool({ size: 1, logDir: dir, refillDelayMs: 0, modules: ['json', 'decimal', 'no_such_module_here'] });
   const first = await Kernel.start({ interpreter: TEST_PYTHON, launcher: pool.launch });
   try {
-    assert.ok(await waitFor(async () => (await pool.describe())[0]?.ready === 1, 30_000), 'the pool refills after a hand-out');
+    await oneReady(pool); // it refills after a hand-out
     const [{ pids }] = await pool.describe();
     const second = await Kernel.start({ interpreter: TEST_PYTHON, launcher: pool.launch });
     assert.equal(second.pid, pids[0], 'the second kernel came from the pool');
@@ -34,15 +40,15 @@ test('a crash is replaced from the pool, and closing the pool ends its kernels',
   const pool = new WarmPool({ size: 1, logDir: dir, refillDelayMs: 0, modules: [] });
   const kernel = await Kernel.start({ interpreter: TEST_PYTHON, launcher: pool.launch });
   try {
-    assert.ok(await waitFor(async () => (await pool.describe())[0]?.ready === 1, 30_000));
+    await oneReady(pool);
     const [{ pids }] = await pool.describe();
     await assert.rejects(kernel.execute('import os; os._exit(1)'));
     assert.equal(outputText((await kernel.execute('1 + 1')).outputs), '2\n');
     assert.equal(kernel.pid, pids[0], 'the replacement came from the pool');
-    assert.ok(await waitFor(async () => (await pool.describe())[0]?.ready === 1, 30_000));
+    await oneReady(pool);
     const [{ pids: refilled }] = await pool.describe();
     await pool.close();
-    assert.ok(await waitFor(() => !isAlive(refilled[0])), 'pooled kernels end with the pool');
+    await waitFor('pooled kernels to end with the pool', () => !isAlive(refilled[0]));
   } finally {
     await kernel.shutdown();
     await pool.close();
@@ -54,10 +60,10 @@ test('a pool for an interpreter nobody uses is emptied', async () => {
   const pool = new WarmPool({ size: 1, logDir: dir, refillDelayMs: 0, modules: [] });
   const kernel = await Kernel.start({ interpreter: TEST_PYTHON, launcher: pool.launch });
   await kernel.shutdown();
-  assert.ok(await waitFor(async () => (await pool.describe())[0]?.ready === 1, 30_000));
+  await oneReady(pool);
   const [{ pids }] = await pool.describe();
   pool.drop(TEST_PYTHON);
   assert.deepEqual(await pool.describe(), []);
-  assert.ok(await waitFor(() => !isAlive(pids[0])));
+  await waitFor('the dropped pool\'s kernel to end', () => !isAlive(pids[0]));
   await pool.close();
 });

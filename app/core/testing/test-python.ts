@@ -1,5 +1,7 @@
 /** The interpreter integration tests use: Debian's python3 has ipykernel; the first python3 on PATH may not. */
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
 
 export const TEST_PYTHON = process.env.PYTHON_SESSION_TEST_PYTHON || '/usr/bin/python3';
 
@@ -17,6 +19,46 @@ export function processesMatching(needle: string): number[] {
   }
 }
 
+/**
+ * Pids of live processes (other than this one) started with `name=value` in their environment
+ * (Linux /proc; [] elsewhere). Children inherit it, so this finds every descendant of the process
+ * that had it — kernels, pooled kernels, children of user code — wherever their files are and
+ * whatever their command line says.
+ */
+export function processesWithEnv(name: string, value: string): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const wanted = Buffer.from(`\0${name}=${value}\0`);
+  const found: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from('\0'), readFileSync(`/proc/${entry}/environ`), Buffer.from('\0')]);
+      if (environ.includes(wanted)) found.push(Number(entry)); // a zombie's environ reads empty
+    } catch {
+      /* gone meanwhile, or not ours to read */
+    }
+  }
+  return found;
+}
+
+export const TEST_MARK_VARIABLE = 'PYTHON_SESSION_TEST_MARK';
+
+/**
+ * Marks every process this test file starts from now on (through the environment they inherit)
+ * and returns a function listing those still running: a leak check that covers every kernel the
+ * file's tests started, not only those in one folder.
+ */
+export function markChildProcesses(label: string): () => number[] {
+  const mark = `${label}-${randomUUID()}`;
+  process.env[TEST_MARK_VARIABLE] = mark;
+  return () => processesWithEnv(TEST_MARK_VARIABLE, mark);
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -24,13 +66,4 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000, stepMs = 50): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await predicate()) return true;
-    await new Promise((resolve) => setTimeout(resolve, stepMs));
-  }
-  return false;
 }

@@ -11,20 +11,11 @@ import { requestControl } from '../control-client.js';
 import { readDaemonInfo } from '../daemon-info.js';
 import { processAlive } from '../instance-lock.js';
 import { daemonFiles } from '../state-paths.js';
+import { waitFor } from '../../testing/wait-for.js';
 import { TEST_EVENTS_FILE } from './echo-server.js';
 
 export const ECHO_DAEMON_MAIN = fileURLToPath(new URL('./echo-daemon-main.js', import.meta.url));
 export const ECHO_SHIM_MAIN = fileURLToPath(new URL('../../../cli/testing/echo-shim-main.js', import.meta.url));
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export async function waitUntil(predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** A temporary state folder and everything started in it; `cleanup()` ends every process and removes it. */
 export class TestHome {
@@ -57,17 +48,14 @@ export class TestHome {
 
   /** Pings until a daemon answers; returns its pid. */
   async waitForDaemon(timeoutMs = 10_000): Promise<number> {
-    let pid = 0;
-    await waitUntil(
+    return waitFor(
+      'a daemon to answer',
       async () => {
         const ping = await requestControl(this.files.socket.path, 'ping', { timeoutMs: 1000 });
-        if (ping.kind === 'answer') pid = ping.answer.pid;
-        return pid !== 0;
+        return ping.kind === 'answer' ? ping.answer.pid : 0;
       },
-      timeoutMs,
-      'a daemon to answer',
+      { timeoutMs, stepMs: 25 },
     );
-    return pid;
   }
 
   infoPid(): number | null {
@@ -114,7 +102,7 @@ export class TestHome {
   async cleanup(): Promise<void> {
     // Ask politely first (the services record their shutdown), then make sure.
     await requestControl(this.files.socket.path, 'stop', { timeoutMs: 2000 }).catch(() => null);
-    await waitUntil(() => this.liveDaemons().length === 0, 5000).catch(() => {});
+    await waitFor('the daemons to stop when asked', () => this.liveDaemons().length === 0, { timeoutMs: 5000 }).catch(() => {}); // then made sure of below
     for (const pid of new Set([...this.liveDaemons(), ...[...this.adopted].filter(processAlive)])) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -123,7 +111,7 @@ export class TestHome {
       }
     }
     for (const child of this.children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await waitUntil(() => ![...this.adopted].some(processAlive), 2000).catch(() => {});
+    await waitFor('the killed daemons to be gone', () => ![...this.adopted].some(processAlive), { timeoutMs: 2000 }).catch(() => {}); // best effort: the folder goes anyway
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

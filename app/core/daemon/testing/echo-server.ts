@@ -1,7 +1,8 @@
 /**
  * A tiny real MCP server and services for the daemon's tests: `echo` answers at once with the
  * daemon's pid (so a test can tell daemons apart), `slow` waits until its time is up or it is
- * cancelled. The services record their lifecycle in `<state>/test-events.log`.
+ * cancelled. The services record their lifecycle, and each `slow` call they start, in
+ * `<state>/test-events.log`.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,6 +49,7 @@ export function createEchoMcpServer(services: TestServices, connection: { id: st
   });
   server.registerTool('slow', { description: 'Waits', inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
     services.calls += 1;
+    recordTestEvent(services.stateDir, 'slow-started'); // a test can wait for the call to be running here
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
       extra.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()));

@@ -3,7 +3,7 @@
  * token, a free port, and HOME, runtime, config and data folders in a temp dir so nothing of the
  * machine's own Jupyter setup leaks in. It can be stopped and started again on the same port
  * (a server restart mid-session), and `close` leaves no process behind: the server and every
- * kernel it started (their command lines name the temp dir) are killed if they linger.
+ * kernel it started (they carry its mark in their environment) are killed if they linger.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,7 +12,11 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TEST_PYTHON, isAlive, processesMatching, waitFor } from '../../testing/test-python.js';
+import { TEST_MARK_VARIABLE, TEST_PYTHON, isAlive, processesMatching, processesWithEnv } from '../../testing/test-python.js';
+import { waitFor } from '../../testing/wait-for.js';
+
+/** Set in the environment of the server and so of every kernel it starts: how `close` finds them all. */
+const SERVER_MARK_VARIABLE = 'PYTHON_SESSION_TEST_JUPYTER_SERVER';
 
 export interface TestJupyterServer {
   url: string;
@@ -77,7 +81,11 @@ export async function startJupyterServer(options: { python?: string; token?: str
     IPYTHONDIR: join(dir, 'ipython'),
     MPLCONFIGDIR: join(dir, 'mpl'),
     PYDEVD_DISABLE_FILE_VALIDATION: '1',
+    [SERVER_MARK_VARIABLE]: dir,
+    // The test file's own mark, when it has one, so its leak check sees these processes too.
+    ...(process.env[TEST_MARK_VARIABLE] ? { [TEST_MARK_VARIABLE]: process.env[TEST_MARK_VARIABLE] } : {}),
   };
+  const leftBehind = () => [...new Set([...processesWithEnv(SERVER_MARK_VARIABLE, dir), ...processesMatching(dir)])];
   let port = 0;
   let child: ChildProcess | null = null;
 
@@ -98,11 +106,19 @@ export async function startJupyterServer(options: { python?: string; token?: str
     proc.stdout!.pipe(log);
     proc.stderr!.pipe(log);
     child = proc;
-    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    const up = await Promise.race([
-      waitFor(async () => (await statusCode(port, token)) === 200, 30_000, 100),
-      exited.then(() => false),
-    ]);
+    let hasExited = false;
+    const exited = new Promise<void>((resolve) =>
+      proc.once('exit', () => {
+        hasExited = true;
+        resolve();
+      }),
+    );
+    // Not up (it exited, e.g. the port was taken meanwhile, or it never answered): the caller tries another port.
+    const up =
+      (await waitFor('the Jupyter server to answer or exit', async () => (hasExited ? 'exited' : (await statusCode(port, token)) === 200 ? 'up' : null), {
+        timeoutMs: 30_000,
+        stepMs: 100,
+      }).catch(() => 'silent')) === 'up';
     if (!up) {
       proc.kill('SIGKILL');
       await exited;
@@ -137,12 +153,15 @@ export async function startJupyterServer(options: { python?: string; token?: str
     },
     async close() {
       await server.stop();
-      // Its kernels go with it; anything still running from this temp dir is a leak.
-      const gone = await waitFor(() => processesMatching(dir).length === 0, 10_000);
-      const left = processesMatching(dir);
+      // Its kernels go with it; anything of this server still running is a leak.
+      const lingering = await waitFor("the server's kernels to end with it", () => leftBehind().length === 0, { timeoutMs: 10_000 }).then(
+        () => null,
+        (error: Error) => error,
+      );
+      const left = leftBehind();
       for (const pid of left) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-      if (!gone) throw new Error(`Processes were left behind by the Jupyter server and had to be killed: ${left.join(', ')}`);
+      if (lingering) throw new Error(`Processes were left behind by the Jupyter server and had to be killed (${lingering.message}): ${left.join(', ')}`);
     },
     log: () => readFile(logFile, 'utf8').catch(() => ''),
   };
