@@ -1,0 +1,188 @@
+/**
+ * Registration, checked by the real clients: after `register claude-code`, Claude Code's own
+ * `claude mcp list` starts the registered command and reports it connected; after
+ * `register codex`, Codex's own `codex mcp list` reads the config.toml we edited and lists the
+ * server with this install's command, beside the servers and settings the user had. Removing
+ * takes it out of both lists again.
+ *
+ * Each client runs with HOME (and CODEX_HOME) in a temporary folder and PYTHON_MCP_HOME in
+ * another, in a network namespace with loopback only where `unshare -rn` works. The daemon that
+ * `claude mcp list` starts through the registered command is stopped at the end, and must be gone.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { TEST_PYTHON, isAlive, processesMatching } from '../../app/core/testing/test-python.js';
+import { CLI } from '../support/mcp-harness.js';
+import { type ClientBinary, claudeBinary, codexBinary, missingClient } from './client-binaries.js';
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A guard against a hung client, not a timing check. */
+const RUN_TIMEOUT_MS = 120_000;
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** An unprivileged network namespace whose loopback can be brought up: then nothing a client does leaves the machine. */
+function loopbackNamespaceWorks(): boolean {
+  if (process.platform !== 'linux' || process.env.PYTHON_SESSION_NO_NETNS) return false;
+  return spawnSync('unshare', ['-rn', 'ip', 'link', 'set', 'lo', 'up'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+}
+
+describe('registration, read back by the real clients', () => {
+  /** The clients' HOME, and the state folder of the server they start. */
+  let folders: { root: string; home: string; state: string };
+  let codexHome: string;
+  const isolated = loopbackNamespaceWorks();
+
+  const env = (): NodeJS.ProcessEnv => ({
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: folders.home,
+    CODEX_HOME: codexHome,
+    PYTHON_MCP_HOME: folders.state,
+    PYTHON_MCP_INTERPRETER: TEST_PYTHON,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  });
+
+  /** Runs a program to its end; inside a loopback-only network namespace for the clients, where possible. */
+  const run = (command: string, args: string[], options: { isolate?: boolean } = {}): Promise<Ran> => {
+    const [program, argv] =
+      options.isolate && isolated
+        ? ['unshare', ['-rn', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', command, ...args]]
+        : [command, args];
+    return new Promise((resolve, reject) => {
+      const child = spawn(program, argv, { env: env(), cwd: folders.home, stdio: ['ignore', 'pipe', 'pipe'], timeout: RUN_TIMEOUT_MS });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  };
+  const cli = (...args: string[]) => run(process.execPath, [CLI, ...args]);
+  const client = (binary: ClientBinary, ...args: string[]) => run(binary.command, [...binary.prefix, ...args], { isolate: true });
+
+  before(() => {
+    const root = mkdtempSync(join(tmpdir(), 'ps-registration-'));
+    folders = { root, home: join(root, 'home'), state: join(root, 'state') };
+    mkdirSync(folders.home);
+    mkdirSync(folders.state);
+    codexHome = join(folders.home, '.codex');
+    // Codex refuses a CODEX_HOME that does not exist.
+    mkdirSync(codexHome);
+  });
+
+  after(async () => {
+    if (!folders) return;
+    // The daemon `claude mcp list` started through our command; `stop` waits for it to go.
+    const stopped = await cli('stop');
+    assert.equal(stopped.code, 0, stopped.stderr);
+    const deadline = Date.now() + 30_000;
+    let left = processesMatching(folders.state);
+    while (left.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      left = processesMatching(folders.state);
+    }
+    for (const pid of left) process.kill(pid, 'SIGKILL');
+    rmSync(folders.root, { recursive: true, force: true });
+    assert.deepEqual(left, [], 'processes of the state folder were still running after stop');
+  });
+
+  test('claude mcp list: after register claude-code the server is connected; after --remove it is gone', { skip: missingClient('claude') }, async (t) => {
+    const claude = claudeBinary()!;
+    const registered = await cli('register', 'claude-code', '--interpreter', TEST_PYTHON);
+    assert.equal(registered.code, 0, registered.stderr);
+    // The entry runs this install's built CLI with the Node running it, by absolute paths.
+    const config = JSON.parse(readFileSync(join(folders.home, '.claude.json'), 'utf8'));
+    assert.deepEqual(config.mcpServers['python-session'], {
+      type: 'stdio',
+      command: process.execPath,
+      args: [CLI],
+      env: { PYTHON_MCP_INTERPRETER: TEST_PYTHON },
+    });
+
+    const list = await client(claude, 'mcp', 'list');
+    t.diagnostic(`${claude.describe} mcp list${isolated ? ' (loopback-only namespace)' : ''}:\n${list.stdout}`);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, new RegExp(`^python-session: ${escape(process.execPath)} ${escape(CLI)} - \\S+ Connected$`, 'm'));
+    // It was our command that answered: the daemon it started lives in our state folder.
+    const info = JSON.parse(readFileSync(join(folders.state, 'daemon.json'), 'utf8')) as { pid: number };
+    assert.ok(isAlive(info.pid), 'the daemon started by the registered command is running');
+
+    const removed = await cli('register', 'claude-code', '--remove');
+    assert.equal(removed.code, 0, removed.stderr);
+    const after = await client(claude, 'mcp', 'list');
+    t.diagnostic(`after --remove:\n${after.stdout}`);
+    assert.equal(after.code, 0, after.stderr);
+    assert.doesNotMatch(after.stdout, /python-session/);
+  });
+
+  test('codex mcp list: after register codex the server is listed beside the user\'s own; after --remove the file is as it was', { skip: missingClient('codex') }, async (t) => {
+    const codex = codexBinary()!;
+    const file = join(codexHome, 'config.toml');
+    const original = [
+      '# Codex settings, kept by hand',
+      'model = "gpt-5-codex"  # the default model',
+      'approval_policy = "on-request"',
+      '',
+      '[model_providers.local]',
+      'name = "Local"',
+      'base_url = "http://127.0.0.1:9/v1"',
+      'wire_api = "responses"',
+      '',
+      '[mcp_servers.docs]',
+      'command = "npx"',
+      'args = ["-y", "docs-mcp"]',
+      '',
+      '[mcp_servers.docs.env]',
+      'DOCS_TOKEN = "t"',
+      '',
+      '[profiles.fast]',
+      'model = "gpt-5-mini"',
+      '',
+    ].join('\n');
+    writeFileSync(file, original);
+
+    const registered = await cli('register', 'codex', '--interpreter', TEST_PYTHON);
+    assert.equal(registered.code, 0, registered.stderr);
+    assert.match(registered.stdout, /Added Python Session to Codex in .*config\.toml\./);
+    const text = readFileSync(file, 'utf8');
+    for (const line of original.split('\n').filter(Boolean)) assert.ok(text.includes(`${line}\n`), `kept: ${line}`);
+
+    const json = await client(codex, 'mcp', 'list', '--json');
+    assert.equal(json.code, 0, json.stderr);
+    const servers = JSON.parse(json.stdout) as Array<{ name: string; enabled: boolean; transport: Record<string, unknown> }>;
+    assert.deepEqual(servers.map((s) => s.name).sort(), ['docs', 'python-session']);
+    const ours = servers.find((s) => s.name === 'python-session')!;
+    assert.equal(ours.enabled, true);
+    assert.deepEqual(
+      { type: ours.transport.type, command: ours.transport.command, args: ours.transport.args, env: ours.transport.env },
+      { type: 'stdio', command: process.execPath, args: [CLI], env: { PYTHON_MCP_INTERPRETER: TEST_PYTHON } },
+    );
+
+    const list = await client(codex, 'mcp', 'list');
+    t.diagnostic(`${codex.describe} mcp list${isolated ? ' (loopback-only namespace)' : ''}:\n${list.stdout}`);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, new RegExp(`^python-session +${escape(process.execPath)} +${escape(CLI)} +PYTHON_MCP_INTERPRETER=\\*+ +- +enabled\\b`, 'm'));
+    assert.match(list.stdout, /^docs +npx +-y docs-mcp /m);
+
+    const again = await cli('register', 'codex', '--interpreter', TEST_PYTHON);
+    assert.match(again.stdout, /Codex already has the current Python Session entry/);
+    assert.equal(readFileSync(file, 'utf8'), text);
+
+    const removed = await cli('register', 'codex', '--remove');
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.equal(readFileSync(file, 'utf8'), original);
+    const afterRemove = await client(codex, 'mcp', 'list', '--json');
+    assert.deepEqual((JSON.parse(afterRemove.stdout) as Array<{ name: string }>).map((s) => s.name), ['docs']);
+    assert.ok(existsSync(`${file}.python-session.bak`), 'the backup of the previous file is kept');
+  });
+});
