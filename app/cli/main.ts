@@ -10,7 +10,8 @@ const USAGE = `Usage: python-session-mcp [command]
   stop                               stop the daemon
   status [--json]                    daemon, sessions and kernels
   interpreters [--json]              Python interpreters found, and the one chosen
-  register <client>|all [--remove]   add Python Session to Claude Desktop, Claude Code, Cursor, VS Code, Windsurf
+  register <client>|all [--remove]   add Python Session to Claude Desktop, Claude Code, Codex, Cursor, Gemini CLI,
+                                     VS Code, Windsurf (register --help: where each config is)
   servers [list|add|remove]          remote Jupyter servers sessions can run on
                                      (servers add <name> <url> [--token T | --token-stdin])
   export <session> <file.ipynb|.py>   write a session's record as a notebook that re-runs (.py: a percent script)
