@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { call, createHarness, text, type CallResult, type Harness } from './support/mcp-harness.js';
 
-const READ_ONLY = ['python_status', 'list_interpreters', 'list_sessions', 'kernel_status', 'list_names', 'describe_object', 'last_error'];
+const READ_ONLY = ['python_status', 'list_interpreters', 'list_sessions', 'kernel_status', 'list_names', 'describe_object', 'last_error', 'wait_for_run'];
 const RUNS_ANY_CODE = ['run_python', 'execute_code', 'get_value'];
 const ANSWER_IS_JSON = ['get_value', 'ols'];
 

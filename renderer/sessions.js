@@ -135,7 +135,13 @@ function renderHeader(openNewSession) {
     factList = h('dl', { class: 'facts' });
     replaceChildren(el, title, factList);
   }
-  info.replaceChildren(h('h2', {}, s.name), stateBadge(s.state), s.running ? h('span', { class: 'running-for' }, 'for ', timer(s.running.since)) : '');
+  info.replaceChildren(
+    h('h2', {}, s.name),
+    stateBadge(s.state),
+    s.running ? h('span', { class: 'running-for' }, 'for ', timer(s.running.since)) : '',
+    // A call came back at its wait_s and the run went on: nobody is waiting for it, but it runs.
+    s.running?.callersWaiting === 0 ? h('span', { class: 'unattended', title: `Run ${s.running.run} goes on after the call that started it came back; a client can pick it up with wait_for_run, or Stop ends it` }, 'no caller waiting') : '',
+  );
   const actions = title.querySelector('.actions');
   if (!actions || actions.dataset.key !== key) {
     const fresh = h('div', { class: 'actions', role: 'group', 'aria-label': 'Session controls', dataset: { key } }, ...controls(s));

@@ -40,7 +40,8 @@ export interface SessionView {
   executionCount: number;
   restarts: number;
   /** The run in progress, with the latest of what it has printed so far. */
-  running: { since: number; code: string; client: string | null; output: LiveOutputView | null } | null;
+  /** `run` and `callersWaiting`: a run left going by a call that came back shows that nobody waits for it. */
+  running: { since: number; code: string; client: string | null; output: LiveOutputView | null; run: string | null; callersWaiting: number | null } | null;
 }
 
 export type PanelEvent =
@@ -134,7 +135,14 @@ export class PanelModel extends EventEmitter {
     // already idle by then), so a run counts as in progress only while the kernel is busy.
     const inProgress = summary.state === 'busy' && summary.runningSince !== undefined;
     const running = inProgress
-      ? { since: summary.runningSince!, code: summary.runningCode ?? '', client: this.clients.get(session.name) ?? null, output: this.live.view(session.name) }
+      ? {
+          since: summary.runningSince!,
+          code: summary.runningCode ?? '',
+          client: this.clients.get(session.name) ?? null,
+          output: this.live.view(session.name),
+          run: summary.runningId ?? null,
+          callersWaiting: summary.runningId ? (summary.callersWaiting ?? 0) : null,
+        }
       : null;
     return {
       name: summary.name,

@@ -11,6 +11,7 @@ import type { ExecutionResult, Output } from '../kernel/outputs.js';
 import type { PythonErrorInfo } from '../kernel/error-text.js';
 import { FigureStore, IMAGE_TYPES, type SavedFigure } from './figure-store.js';
 import { SessionLog, SessionLogError, type LogEntry, type LogOutput } from './session-log.js';
+import { RunHandle, RunRegistry } from './run-handle.js';
 
 export interface SessionInterpreter {
   path: string;
@@ -29,6 +30,8 @@ export interface RunRequest {
   timeoutS?: number;
   signal?: AbortSignal;
   onOutput?: (output: Output) => void;
+  /** Called once the kernel starts on this run (after any wait in the queue). */
+  onStart?: () => void;
   outputLimit: number;
 }
 
@@ -56,6 +59,11 @@ export interface SessionSummary {
   restarts: number;
   runningSince?: number;
   runningCode?: string;
+  /** The id of the run going now (when it was submitted as a run), and how many calls wait for it. */
+  runningId?: string;
+  callersWaiting?: number;
+  /** Runs waiting behind the current one. */
+  queued?: number;
   /** The folder the kernel works in (for a remote kernel, relative to the server's root). */
   cwd?: string;
   /** Why that folder, in words. */
@@ -66,6 +74,8 @@ export class Session extends EventEmitter {
   readonly log: SessionLog;
   readonly figures: FigureStore;
   lastError: (PythonErrorInfo & { time: string; code: string }) | null = null;
+  /** Runs submitted with submit(): going, queued, and the latest finished. */
+  readonly runs = new RunRegistry();
   /** Who started it: a client connection (its id and name), or the panel. */
   startedBy?: SessionStarter;
   private running: { since: number; code: string; client: string } | null = null;
@@ -113,6 +123,9 @@ export class Session extends EventEmitter {
       restarts: this.kernel.restartCount,
       runningSince: this.running?.since,
       runningCode: this.running?.code,
+      runningId: this.runs.current()?.id,
+      callersWaiting: this.runs.current()?.waiting,
+      queued: this.runs.list().filter((r) => r.state === 'queued').length,
       cwd: this.cwd,
       cwdReason: this.cwdReason,
     };
@@ -134,6 +147,34 @@ export class Session extends EventEmitter {
       warnings.push(`Warning: this run is not in the session log — ${error.message}. It will be missing from the log and from export_notebook.`);
       return error.entry;
     }
+  }
+
+  /**
+   * Starts a run that lives on its own: the caller waits on the handle as long as it likes, and
+   * the run goes on when it stops waiting (until it ends, its timeout, or an interrupt).
+   */
+  submit(request: Omit<RunRequest, 'signal'>): RunHandle {
+    const handle = new RunHandle(this.runs.nextId(this.name), this.name, request.code, request.client, this.runs.lastUnfinished(), request.outputLimit, (self) =>
+      this.run({
+        ...request,
+        signal: self.signal,
+        onStart: () => {
+          self.markStarted();
+          request.onStart?.();
+        },
+        onOutput: (output) => {
+          self.push(output);
+          request.onOutput?.(output);
+        },
+      }),
+    );
+    handle.timeoutS = request.timeoutS;
+    this.runs.add(handle);
+    this.emit('changed', { state: this.kernel.state });
+    handle.once('finished', () => this.emit('changed', { state: this.kernel.state }));
+    // The panel says when a run goes on with nobody waiting for it.
+    handle.on('waiting', () => this.emit('changed', { state: this.kernel.state }));
+    return handle;
   }
 
   async run(request: RunRequest): Promise<RunOutcome> {
@@ -160,6 +201,7 @@ export class Session extends EventEmitter {
           this.deathsTold.set(request.client, this.deaths);
           run.since = Date.now();
           this.running = run;
+          request.onStart?.();
           this.emit('run-started', { code: request.code, client: request.client, time });
         },
         limits: { maxChars: request.outputLimit, spillPath: () => this.spillPath() },

@@ -14,6 +14,8 @@ export interface SettingsData {
   outputLimit: number;
   /** Default seconds a run may take before it is interrupted. */
   timeoutS: number;
+  /** Default seconds a call waits for its run before coming back with the run still going. */
+  waitS: number;
   /** Ready kernels kept per interpreter in use (0 turns the warm pool off). */
   warmPoolSize: number;
   /** Warm a kernel when a client connects and the default session is not running yet. */
@@ -22,7 +24,7 @@ export interface SettingsData {
   memoryLimitMb: number;
 }
 
-const DEFAULTS: SettingsData = { markedEnvs: [], outputLimit: 20_000, timeoutS: 600, warmPoolSize: 1, warmOnConnect: true, memoryLimitMb: 0 };
+const DEFAULTS: SettingsData = { markedEnvs: [], outputLimit: 20_000, timeoutS: 600, waitS: 45, warmPoolSize: 1, warmOnConnect: true, memoryLimitMb: 0 };
 
 export class Settings {
   private readonly store: Conf<SettingsData>;
@@ -41,6 +43,7 @@ export class Settings {
         markedEnvs: { type: 'array', items: { type: 'string' } },
         outputLimit: { type: 'number', minimum: 1000 },
         timeoutS: { type: 'number', minimum: 1 },
+        waitS: { type: 'number', minimum: 0 },
         warmPoolSize: { type: 'integer', minimum: 0, maximum: 8 },
         warmOnConnect: { type: 'boolean' },
         memoryLimitMb: { type: 'integer', minimum: -1 },
@@ -90,6 +93,15 @@ export class Settings {
     const setting = this.get('memoryLimitMb');
     if (setting < 0) return undefined;
     return setting > 0 ? setting * 1024 * 1024 : Math.floor(totalmem() / 2);
+  }
+
+  /**
+   * PYTHON_MCP_WAIT, else the setting (45 s: under the 60 s after which Claude Desktop gives up
+   * on a call, whatever the server does).
+   */
+  waitS(env = process.env): number {
+    const fromEnv = Number(env.PYTHON_MCP_WAIT);
+    return env.PYTHON_MCP_WAIT !== undefined && env.PYTHON_MCP_WAIT !== '' && Number.isFinite(fromEnv) && fromEnv >= 0 ? fromEnv : this.get('waitS');
   }
 
   /** PYTHON_MCP_TIMEOUT, else the setting. */

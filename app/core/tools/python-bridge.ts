@@ -16,6 +16,7 @@ import type { ExecuteOptions } from '../kernel/kernel.js';
 import type { SessionKernel } from '../kernel/session-kernel.js';
 import { outputText, type ExecutionResult, type Output } from '../kernel/outputs.js';
 import { pythonHelpersDir } from '../package-root.js';
+import { toolCodeFromPayload, type ToolCode } from '../sessions/tool-record.js';
 
 export const RESULT_MIME = 'application/vnd.python-session+json';
 
@@ -25,6 +26,8 @@ export interface ToolSuccess<S = Record<string, unknown>> {
   structured: S | null;
   /** Anything else the call printed or displayed (warnings, figures). */
   outputs: Output[];
+  /** The plain code of what the tool did, when it changed the namespace or files (for the session log). */
+  code: ToolCode | null;
 }
 
 export class ToolCallError extends Error {
@@ -187,8 +190,8 @@ export function readHelperResult<S>(result: ExecutionResult): ToolSuccess<S> {
     throw new ToolCallError(`The helper returned no result.${outputText(others) ? ` It printed:\n${outputText(others)}` : ''}`, 'internal', null, others);
   }
   const payload = bundle.data[RESULT_MIME] as
-    | { ok: true; text: string; structured: S | null }
+    | { ok: true; text: string; structured: S | null; code?: string }
     | { ok: false; error: string; kind: string; install?: string | null };
   if (!payload.ok) throw new ToolCallError(payload.error, payload.kind, payload.install ?? null, others);
-  return { ok: true, text: payload.text, structured: payload.structured, outputs: others };
+  return { ok: true, text: payload.text, structured: payload.structured, outputs: others, code: toolCodeFromPayload(payload as unknown as Record<string, unknown>) };
 }

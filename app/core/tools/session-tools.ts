@@ -6,7 +6,9 @@ import { describeServers, formatOffers } from '../remote/kernelspecs.js';
 import { RemoteKernel } from '../remote/remote-kernel.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
 import type { Session } from '../sessions/session.js';
+import { recordRestart } from '../sessions/tool-record.js';
 import { helperResult } from './code-tools.js';
+import { firstLine } from './runs.js';
 import { ADDS, ENDS, READS, REMOTE } from './tool-annotations.js';
 import { errorResult, guarded, sessionArg, textResult, type ToolContext, type ToolRegistrar } from './tool-context.js';
 
@@ -29,6 +31,8 @@ async function kernelFacts(session: Session) {
     cwd: summary.cwd ?? null,
     cwd_reason: summary.cwdReason ?? null,
     busy_for_s: summary.runningSince ? Math.round((Date.now() - summary.runningSince) / 1000) : null,
+    running: summary.runningCode === undefined ? null : { run: summary.runningId ?? null, code: summary.runningCode, callers_waiting: summary.callersWaiting ?? 0 },
+    queued_runs: summary.queued ?? 0,
     variables: session.kernel.knownNames.length,
     /** Where the kernel runs: "local", or a remote server's name and URL. */
     location: session.kernel.location,
@@ -65,6 +69,7 @@ function describeFacts(f: Awaited<ReturnType<typeof kernelFacts>>): string {
       : `  kernel pid ${f.pid ?? 'n/a'}, memory ${formatBytes(f.memory_bytes)}, ${up}`,
     r && r.connection !== 'connected' ? `  connection ${r.connection} since ${r.connection_since}${r.connection_problem ? `: ${r.connection_problem}` : ''}` : '',
     `  interpreter ${f.interpreter ?? 'unknown'}${f.interpreter_reason ? ` — ${f.interpreter_reason}` : ''}`,
+    f.running ? `  running${f.running.run ? ` run ${f.running.run}` : ''} for ${f.busy_for_s ?? 0} s, ${f.running.callers_waiting ? `${f.running.callers_waiting} call${f.running.callers_waiting === 1 ? '' : 's'} waiting` : 'no caller waiting'}: ${firstLine(f.running.code)}${f.queued_runs ? `; ${f.queued_runs} more queued` : ''}` : '',
     f.cwd ? `  working folder ${f.cwd}${f.cwd_reason ? ` — ${f.cwd_reason}` : ''} (relative paths resolve here)` : '',
   ]
     .filter(Boolean)
@@ -329,6 +334,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
       guarded(async () => {
         const session = sessions.get(args.session ?? DEFAULT_SESSION);
         const { lostNames } = await session.kernel.restart();
+        recordRestart(session, 'restart_kernel', context.clientName());
         const where = session.kernel.location === 'local' ? `pid ${session.kernel.pid}` : `on ${session.kernel.location}`;
         return textResult(`Restarted (${where}). Lost: ${lostNames.join(', ') || 'nothing'}.`, { pid: session.kernel.pid ?? null, location: session.kernel.location, lost_names: lostNames });
       }),
@@ -362,7 +368,9 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
       guarded(async () => {
         const name = args.session ?? DEFAULT_SESSION;
         if (args.restart) {
-          const { lostNames } = await sessions.get(name).kernel.restart();
+          const session = sessions.get(name);
+          const { lostNames } = await session.kernel.restart();
+          recordRestart(session, 'reset_namespace', context.clientName());
           return textResult(`Fresh kernel started; removed ${lostNames.length} names.`, { restarted: true, removed: lostNames });
         }
         return helperResult(context, name, 'reset', {});
