@@ -122,6 +122,18 @@ describe('long runs: the call comes back, the run goes on', () => {
     assert.equal(text(await call(first, 'wait_for_run', { run: back.facts?.run, wait_s: 60 })), "'kept going'\n", 'a look that gave up did not stop it');
   });
 
+  test('interrupt_kernel stops a run nobody waits for, and the variables stay', async () => {
+    await call(first, 'run_python', { code: 'kept = 5' });
+    const never = newGate();
+    const reply = await call(first, 'run_python', { code: `print('background')\n${until(never)}`, wait_s: 0.2 });
+    assert.match(text(reply), /Still running/);
+    await lookUntil(second, reply.facts?.run as string, /Still running/);
+    assert.match(text(await call(second, 'interrupt_kernel')), /Interrupted; the session keeps its variables/);
+    const stopped = await call(first, 'wait_for_run', { run: reply.facts?.run, wait_s: 60 });
+    assert.match(text(stopped), /KeyboardInterrupt/);
+    assert.equal((await call(first, 'get_value', { expression: 'kept' })).structuredContent?.value, 5);
+  });
+
   test('timeout_s interrupts the run at its limit with no caller waiting', async () => {
     const never = newGate();
     const reply = await call(first, 'run_python', { code: `print('before the limit')\n${until(never)}`, timeout_s: 1, wait_s: 0.1 });
