@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, extname } from 'node:path';
 import type { LogEntry, LogOutput } from './session-log.js';
-import { notRerunSource, planRecord, reimportSource, type PlannedCell, type RecordMeta } from './record-plan.js';
+import { notRerunSource, planRecord, reimportSource, withAttached, type PlannedCell, type RecordMeta } from './record-plan.js';
 import { kernelspecFor, pythonLanguageInfo } from './record-kernelspec.js';
 import { buildScript } from './script-export.js';
 
@@ -69,8 +69,7 @@ async function entryOutputs(entry: LogEntry): Promise<Record<string, unknown>[]>
 
 /** The cell's code as Jupyter runs it: the entry's, the attached tool code, the imports again. */
 function notebookSource(cell: PlannedCell): string {
-  const parts = [cell.mode === 'not-rerun' ? notRerunSource(cell, (line) => line) : cell.entry.code];
-  for (const tool of cell.attached) parts.push(`# Run here, at the end of the cell that drew the figure: Jupyter closes a cell's figures when it ends.\n${tool.code}`);
+  const parts = [cell.mode === 'not-rerun' ? notRerunSource(cell, (line) => line) : withAttached(cell.entry.code, cell.attached.map((tool) => tool.code))];
   const again = reimportSource(cell);
   if (again) parts.push(again);
   return parts.join('\n\n');

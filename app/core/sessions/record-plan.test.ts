@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LogEntry } from './session-log.js';
-import { orderImports, planRecord } from './record-plan.js';
+import { orderImports, planRecord, withAttached } from './record-plan.js';
 import { buildScript, scriptCode } from './script-export.js';
 import { buildNotebook } from './notebook-export.js';
 
@@ -114,4 +114,10 @@ test('the notebook tags cells that raised, comments out a timed-out run and name
   assert.deepEqual(cells[3].outputs, [{ output_type: 'error', ename: 'ZeroDivisionError', evalue: 'division by zero', traceback: ['tb'] }]);
   assert.match(cells[4].source.join(''), /^# Python Session: this run timed out .*\n# while True: pass$/);
   assert.equal((notebook.metadata.language_info as { version?: string }).version, '3.11.2');
+});
+
+test('attached save code goes before the last top-level plt.show(), which closes the figure in Jupyter, else at the end', () => {
+  assert.equal(withAttached('plt.plot(x)\nplt.show()  # done', ['save()']), "plt.plot(x)\n# Run before plt.show(): Jupyter closes a figure once it is shown.\nsave()\nplt.show()  # done");
+  assert.match(withAttached('for i in r:\n    plt.plot(i)\n    plt.show()', ['save()']), /plt\.show\(\)\n\n# Run at the end of the cell that drew the figure.*\nsave\(\)$/);
+  assert.equal(withAttached('x = 1', []), 'x = 1');
 });

@@ -199,3 +199,19 @@ export function reimportSource(cell: PlannedCell): string | null {
   if (!cell.reimports.length) return null;
   return ['# The namespace is empty now: the imports the tool code below needs, again', ...cell.reimports].join('\n');
 }
+
+/** A top-level `plt.show()`: where Jupyter's inline backend shows the cell's figures and closes them. */
+const SHOW = /^(plt|pyplot|matplotlib\.pyplot)\.show\(\s*\)\s*;?\s*(#.*)?$/;
+
+/**
+ * The cell's code with the code of the tools attached to it (save_figure of the figure it drew):
+ * before its last top-level plt.show(), which closes the figure in Jupyter, else at its end.
+ */
+export function withAttached(code: string, attached: string[]): string {
+  if (!attached.length) return code;
+  const block = attached.join('\n\n');
+  const lines = code.split('\n');
+  const show = lines.findLastIndex((line) => SHOW.test(line));
+  if (show === -1) return `${code}\n\n# Run at the end of the cell that drew the figure: Jupyter closes a cell's figures when it ends.\n${block}`;
+  return [...lines.slice(0, show), "# Run before plt.show(): Jupyter closes a figure once it is shown.", block, ...lines.slice(show)].join('\n');
+}

@@ -5,7 +5,7 @@
  * that it reports its error and the script goes on, as the session did.
  */
 import type { LogEntry } from './session-log.js';
-import { commentOut, isSyntaxFailure, notRerunSource, planRecord, reimportSource, type PlannedCell, type RecordMeta } from './record-plan.js';
+import { commentOut, isSyntaxFailure, notRerunSource, planRecord, reimportSource, withAttached, type PlannedCell, type RecordMeta } from './record-plan.js';
 import { kernelspecFor } from './record-kernelspec.js';
 
 /** `%magic`, `%%cell magic` and `!shell` lines are IPython, not Python: comments in a script. */
@@ -39,8 +39,7 @@ function cellSource(cell: PlannedCell): string {
   const parts: string[] = [];
   if (cell.mode === 'not-rerun') parts.push(notRerunSource(cell, (line) => `# ${line}`));
   else if (cell.mode === 'raised') parts.push(raisedCode(cell));
-  else parts.push(scriptCode(cell.entry.code));
-  for (const tool of cell.attached) parts.push(scriptCode(tool.code));
+  else parts.push(withAttached(scriptCode(cell.entry.code), cell.attached.map((tool) => scriptCode(tool.code))));
   const again = reimportSource(cell);
   if (again) parts.push(again);
   return parts.join('\n\n');
@@ -63,7 +62,8 @@ export async function buildScript(entries: LogEntry[], meta: RecordMeta): Promis
   if (plan.cells.some((c) => c.mode !== 'tool' && /(^|[^\w.])display\(/.test(c.entry.code))) imports.push('from IPython.display import display');
   let cells = 0;
   if (imports.length) {
-    blocks.push(`# %%\n# The imports the Python Session tool code below uses\n${imports.join('\n')}`);
+    const note = imports.length > plan.imports.length ? '\n# (and display(), which notebooks have built in)' : '';
+    blocks.push(`# %%\n# The imports the Python Session tool code below uses${note}\n${imports.join('\n')}`);
     cells++;
   }
   for (const cell of plan.cells) {

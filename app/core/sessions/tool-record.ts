@@ -8,6 +8,8 @@ import { SessionLogError, type LogEntry, type SessionEnvironment, type ToolRecor
 
 /** The plain code of one tool call, as a Python helper returns it (or as written here for restarts). */
 export interface ToolCode {
+  /** The MCP tool's name (the helper "reset" is reset_namespace). */
+  tool?: string;
   code: string;
   imports: string[];
   attach?: 'figure';
@@ -18,8 +20,9 @@ export interface ToolCode {
 /** The `code`, `imports`, `code_notes` and `environment` fields of a helper's payload, if it has code. */
 export function toolCodeFromPayload(payload: Record<string, unknown>): ToolCode | null {
   if (typeof payload.code !== 'string' || !payload.code) return null;
-  const notes = (payload.code_notes ?? {}) as { attach?: unknown; clears_namespace?: unknown };
+  const notes = (payload.code_notes ?? {}) as { tool?: unknown; attach?: unknown; clears_namespace?: unknown };
   return {
+    ...(typeof notes.tool === 'string' ? { tool: notes.tool } : {}),
     code: payload.code,
     imports: Array.isArray(payload.imports) ? payload.imports.filter((i): i is string => typeof i === 'string') : [],
     ...(notes.attach === 'figure' ? { attach: 'figure' as const } : {}),
@@ -47,6 +50,7 @@ export function restartCode(tool: string): ToolCode {
  * reply when the log could not be written: the tool's work happened all the same.
  */
 export function recordToolCode(session: Session, tool: string, code: ToolCode, run: { client: string; startedAt: number; report: string }): string | null {
+  tool = code.tool ?? tool;
   const record: ToolRecord = {
     name: tool,
     imports: code.imports,
@@ -72,4 +76,9 @@ export function recordToolCode(session: Session, tool: string, code: ToolCode, r
     if (!(error instanceof SessionLogError)) throw error;
     return `Warning: this ${tool} call is not in the session log — ${error.message}. Its code will be missing from export_notebook.`;
   }
+}
+
+/** restart_kernel, and reset_namespace(restart=true): the namespace is gone. */
+export function recordRestart(session: Session, tool: string, client: string): string | null {
+  return recordToolCode(session, tool, restartCode(tool), { client, startedAt: Date.now(), report: '' });
 }

@@ -181,5 +181,6 @@ def _save_code(ns, fig, figure, abspath, kwargs, source):
     lines = [invocation("os.makedirs", [os.path.dirname(abspath)], {"exist_ok": True}),
              "%s.%s" % (target, invocation("savefig", [abspath], kwargs))]
     imports = [OS, PYPLOT] if target == "plt.gcf()" else [OS]
-    summary = "%s saved to %s" % (source, abspath)
+    what = "the figure the cell drew" if attach else source
+    summary = "%s saved to %s" % (what, abspath)
     return plain("save_figure", summary, lines, imports, attach=attach)

@@ -10,7 +10,7 @@ needs are listed apart (``imports``), so an export can put them once at the top.
 The payload then carries::
 
     "code": "<python source>", "imports": ["import pandas as pd", ...],
-    "code_notes": {"attach": "figure"?, "clears_namespace": true?},
+    "code_notes": {"tool": "<MCP tool name>", "attach": "figure"?, "clears_namespace": true?},
     "environment": {"python": {...}, "packages": {...}}
 """
 
@@ -47,7 +47,7 @@ class Plain(object):
                          + self.lines)
 
     def payload(self):
-        notes = {}
+        notes = {"tool": self.tool}
         if self.attach:
             notes["attach"] = self.attach
         if self.clears_namespace:

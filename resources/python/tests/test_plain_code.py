@@ -119,7 +119,7 @@ class PlainCode(ToolTestCase):
     def test_reset_is_the_magic_it_stands_for(self):
         payload = self.ok("reset", {"a": 1})
         self.assertEqual(payload["code"].splitlines()[1], "%reset -f")
-        self.assertEqual(payload["code_notes"], {"clears_namespace": True})
+        self.assertEqual(payload["code_notes"], {"tool": "reset_namespace", "clears_namespace": True})
 
     def test_tools_that_only_look_return_no_code(self):
         ns = {"df": self.frame}
@@ -150,7 +150,7 @@ class PlainFigureCode(ToolTestCase):
                           figure="ax")
         self.assertIn("ax.figure.savefig(%r, format='png', bbox_inches='tight')" % path,
                       payload["code"])
-        self.assertEqual(payload["code_notes"], {})
+        self.assertEqual(payload["code_notes"], {"tool": "save_figure"})
 
     def remember(self, fig):
         """Close ``fig`` and keep it, as the kernel does for the figure a cell showed."""
@@ -169,7 +169,7 @@ class PlainFigureCode(ToolTestCase):
         path = self.path("grid.png")
         payload = self.ok("save_figure", {"axes": axes}, path=path)
         self.assertIn("axes.flat[0].figure.savefig(%r" % path, payload["code"])
-        self.assertEqual(payload["code_notes"], {})
+        self.assertEqual(payload["code_notes"], {"tool": "save_figure"})
         again = path + ".2.png"
         run_plain(dict(payload, code=payload["code"].replace(path, again)), {"axes": axes})
         self.assertTrue(os.path.getsize(again) > 100)
@@ -181,7 +181,7 @@ class PlainFigureCode(ToolTestCase):
         self.assertIn("plt.gcf().savefig(%r, format='svg', bbox_inches='tight')" % path,
                       payload["code"])
         self.assertIn("import matplotlib.pyplot as plt", payload["imports"])
-        self.assertEqual(payload["code_notes"], {})
+        self.assertEqual(payload["code_notes"], {"tool": "save_figure"})
         printed = run_plain(dict(payload, code=payload["code"].replace(path, path + ".2.svg")), {})
         self.assertEqual(printed, "")
         self.assertTrue(os.path.getsize(path + ".2.svg") > 100)
@@ -192,7 +192,7 @@ class PlainFigureCode(ToolTestCase):
         self.remember(fig)
         payload = self.ok("save_figure", {}, path=self.path("late.png"))
         self.assertIn("plt.gcf().savefig(", payload["code"])
-        self.assertEqual(payload["code_notes"], {"attach": "figure"})
+        self.assertEqual(payload["code_notes"], {"tool": "save_figure", "attach": "figure"})
 
 if __name__ == "__main__":
     unittest.main()
