@@ -9,13 +9,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FACTS_KEY } from '../app/core/tools/tool-context.js';
 import { median, ms, repeat, timed } from './stats.js';
 import { OUTPUT_10MB } from './kernel-engine.js';
 import { JupyterClientBaseline, interleaved } from './baseline.js';
 
 const CLI = fileURLToPath(new URL('../app/cli/main.js', import.meta.url));
 
-type Result = { content: { type: string; text?: string }[]; structuredContent?: Record<string, any>; isError?: boolean };
+type Result = { content: { type: string; text?: string }[]; structuredContent?: Record<string, any>; _meta?: Record<string, any>; isError?: boolean };
+
+/** A text tool's facts, which travel in _meta (see FACTS_KEY). */
+const facts = (result: Result): Record<string, any> => result._meta?.[FACTS_KEY] ?? {};
 
 export interface Daemon {
   home: string;
@@ -62,7 +66,7 @@ export const run = (client: Client, code: string, session?: string) =>
 async function waitForPool(client: Client): Promise<void> {
   for (let i = 0; i < 300; i++) {
     const status = (await client.callTool({ name: 'python_status', arguments: {} })) as Result;
-    const pool = (status.structuredContent?.warm_pool ?? []) as { ready: number }[];
+    const pool = (facts(status).warm_pool ?? []) as { ready: number }[];
     if (pool.some((p) => p.ready > 0)) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -150,7 +154,7 @@ export async function runMcpBench(python: string, runs = 200, baseline?: Jupyter
 
     await waitForPool(client); // its memory, once refilled after the crashes above
     const poolStatus = (await client.callTool({ name: 'python_status', arguments: {} })) as Result;
-    const poolMemory = ((poolStatus.structuredContent?.warm_pool ?? []) as { memory_bytes: number }[]).reduce((n, p) => n + p.memory_bytes, 0);
+    const poolMemory = ((facts(poolStatus).warm_pool ?? []) as { memory_bytes: number }[]).reduce((n, p) => n + p.memory_bytes, 0);
 
     const before = memoryOf(daemon.pid()).peak;
     let big: Result | undefined;

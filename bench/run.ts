@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every benchmark of issues #2, #3, #4 and #8 in one run,
+ * `npm run bench`: every benchmark of issues #2, #3, #4, #8 and #13 in one run,
  * against Python's jupyter_client on the same interpreter. Prints a table and
  * writes bench/results/bench.json.
  */
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JupyterClientBaseline } from './baseline.js';
 import { runEngineBench } from './kernel-engine.js';
+import { runFirstCallBench } from './first-call.js';
 import { runInterpreterBench } from './interpreters.js';
 import { runMcpBench } from './mcp-path.js';
 import { remoteTable, runRemoteBench } from './remote-roundtrip.js';
@@ -27,6 +28,8 @@ const mcp = await runMcpBench(python, runs, baseline);
 await baseline.close();
 process.stderr.write('interpreter listing…\n');
 const listing = await runInterpreterBench({ outFile: null, log: () => undefined });
+process.stderr.write('first call after a client connects…\n');
+const firstCall = await runFirstCallBench(python, Number(process.env.BENCH_FIRST_CALL_RUNS ?? 5));
 process.stderr.write('remote kernel over loopback…\n');
 const remote = await runRemoteBench(python, runs).catch((error: Error) => {
   process.stderr.write(`remote benchmark skipped: ${error.message}\n`);
@@ -47,6 +50,7 @@ const rows: [string, string, string, string][] = [
   ['6. shim start to `initialize` answered, daemon running (ms)', s(mcp.shim_initialize_ms, 0), '', `cold (starts the daemon): ${mcp.shim_cold_initialize_ms.toFixed(0)} ms`],
   ['6. daemon idle memory (RSS)', mb(mcp.daemon_idle_rss), '', `warm pool: ${mb(mcp.pool_memory_bytes)}`],
   ['7. interpreter listing, 60 environments (ms)', `${listing.listing.median_ms.toFixed(1)} (${listing.listing.spawns} processes)`, '', `naive: ${listing.naive_sequential.median_ms.toFixed(0)} ms (${listing.naive_sequential.spawns} processes)`],
+  [`first call (#13): shim spawned (no daemon) to first \`import pandas\` result, ${firstCall.pause_ms / 1000} s pause before the call (ms)`, s(firstCall.warm_on_connect_ms, 0), '', `without warm on connect: ${s(firstCall.cold_ms, 0)}; the call alone ${median(firstCall.warm_on_connect_call_ms).toFixed(0)} vs ${median(firstCall.cold_call_ms).toFixed(0)} ms`],
   ['kernel start to ready, PythonRunner (ms)', s(engine.node.start_ms, 0), jc.start_ms.toFixed(0), ''],
 ];
 const table = [
@@ -60,4 +64,4 @@ console.log(table);
 if (remote) console.log(`\nRemote kernel (Jupyter Server on loopback) against a local kernel:\n\n${remoteTable(remote)}`);
 const out = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'bench', 'results');
 mkdirSync(out, { recursive: true });
-writeFileSync(join(out, 'bench.json'), JSON.stringify({ date: new Date().toISOString(), python, engine, mcp, listing, remote, table }, null, 1));
+writeFileSync(join(out, 'bench.json'), JSON.stringify({ date: new Date().toISOString(), python, engine, mcp, listing, first_call: firstCall, remote, table }, null, 1));

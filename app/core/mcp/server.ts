@@ -62,6 +62,8 @@ export function createMcpServer(services: DaemonServices, connection: { id: stri
     { instructions: INSTRUCTIONS },
   );
   const clientName = () => server.server.getClientVersion()?.name ?? connection.client ?? connection.id;
+  // Looked for now (once per daemon, then cached), so warming on initialize does not wait for it.
+  void services.sessions.chosenInterpreter().catch(() => undefined);
   // Once the client is initialized its folder is known: warm a kernel there for its first run.
   const folder = new ClientFolder(server.server, {
     client: clientName,

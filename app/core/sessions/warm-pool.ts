@@ -22,8 +22,8 @@ import { removeConnectionFile } from '../kernel/connection-info.js';
 /** Imported in pooled kernels when present; a missing one is skipped silently. */
 export const WARM_MODULES = ['numpy', 'pandas', 'statsmodels.api', 'scipy.stats', 'matplotlib.pyplot'];
 
-const warmCode = (modules: string[]) =>
-  `exec("import importlib\\nfor m in ${JSON.stringify(modules).replace(/"/g, "'")}:\\n    try:\\n        importlib.import_module(m)\\n    except Exception:\\n        pass", {})`;
+const warmCode = (module: string) =>
+  `exec("import importlib\\ntry:\\n    importlib.import_module(${JSON.stringify(module).replace(/"/g, "'")})\\nexcept Exception:\\n    pass", {})`;
 
 export interface WarmPoolOptions {
   /** Ready kernels kept per interpreter in use (0 turns the pool off). */
@@ -43,6 +43,8 @@ interface Pooled {
   folder: string;
   kernel: Promise<LaunchedKernel>;
   ready: boolean;
+  /** Taken while still warming: it stops after the import under way, so the taker waits for no more. */
+  claimed?: boolean;
 }
 
 /** The folder a launch runs in (none given: ours). */
@@ -117,13 +119,14 @@ export class WarmPool {
     // matplotlib read the rc file of the folder it was imported in: moving is only sound when neither folder has one.
     const hasRc = (dir: string) => existsSync(join(dir, 'matplotlibrc'));
     const fits = (item: Pooled) => item.folder === folder || (!hasRc(folder) && !hasRc(item.folder));
-    // Ready before warming (a still-warming one is still faster than a cold start), then already in the folder.
+    // Ready before warming (a warming one stops importing when taken, so it is still ahead of a cold start), then already in the folder.
     const rank = (item: Pooled) => (item.ready ? 0 : 2) + (item.folder === folder ? 0 : 1);
     for (;;) {
       const candidates = items.filter(fits).sort((a, b) => rank(a) - rank(b));
       const item = candidates[0];
       if (!item) return null;
       items.splice(items.indexOf(item), 1);
+      item.claimed = true;
       const kernel = await item.kernel.catch(() => null);
       if (!kernel) continue;
       const usable = item.folder === folder ? await this.alive(kernel) : await this.move(kernel, folder);
@@ -174,16 +177,20 @@ export class WarmPool {
     const item: Pooled = { key, folder: folderOf(options), ready: false, kernel: Promise.resolve(null as unknown as LaunchedKernel) };
     item.kernel = (async () => {
       const kernel = await launchKernel({ ...options, logPath: join(this.options.logDir, `pooled-${randomUUID()}.log`) });
-      // Import quietly, outside history and the user's namespace, then wait for the reply.
-      const { reply } = kernel.client.request('shell', 'execute_request', {
-        code: warmCode(this.options.modules ?? WARM_MODULES),
-        silent: true,
-        store_history: false,
-        user_expressions: {},
-        allow_stdin: false,
-        stop_on_error: false,
-      });
-      await reply;
+      // Import quietly, outside history and the user's namespace, one module at a time: a kernel
+      // taken meanwhile (the first call came early) waits for the import under way, not for all.
+      for (const module of this.options.modules ?? WARM_MODULES) {
+        if (item.claimed) return kernel;
+        const { reply } = kernel.client.request('shell', 'execute_request', {
+          code: warmCode(module),
+          silent: true,
+          store_history: false,
+          user_expressions: {},
+          allow_stdin: false,
+          stop_on_error: false,
+        });
+        await reply;
+      }
       item.ready = true;
       return kernel;
     })();
