@@ -416,20 +416,20 @@ def ols(ns, data, y, x, add_constant=True, cov_type="nonrobust", bg_lags=None,
                                        name, structured, has_const, diagnostic)
 
 
-def _label_literal(frame, label):
-    """A literal for a column label, or an expression picking it by position."""
+def _label_literal(frame, data, label):
+    """A literal for a column label, or an expression picking it by position in ``data``."""
     try:
         return literal(label)
     except ValueError:
-        return "_data.columns[%d]" % list(frame.columns).index(label)
+        return "%s.columns[%d]" % (name_ref(data), list(frame.columns).index(label))
 
 
 def _ols_code(data, frame, ycol, xcols, add_constant, fit_kwargs, name, s, has_const,
               diagnostic):
     """statsmodels code for the same fit, and the diagnostics the tool reported, by its names."""
     import inspect
-    y = _label_literal(frame, ycol)
-    xs = [_label_literal(frame, c) for c in xcols]
+    y = _label_literal(frame, data, ycol)
+    xs = [_label_literal(frame, data, c) for c in xcols]
     res = name_ref(name)
     exog = "_data[[%s]]" % ", ".join(xs)
     if add_constant:
