@@ -183,7 +183,7 @@ describe('the session record re-runs in plain Jupyter', () => {
     assert.ok(cells.some((c) => c.outputs?.some((o) => o.output_type === 'display_data' && o.data?.['image/png'])), 'the figures are in the notebook');
   });
 
-  test('nbclient re-runs the notebook in a fresh kernel from another folder, and gets the same coefficients', { timeout: 600_000 }, () => {
+  test('nbclient re-runs the notebook in a fresh kernel from another folder, and gets the same coefficients', { timeout: 600_000 }, (t) => {
     // Whatever the session wrote must be written again by the notebook, folders included.
     const sessionScatter = statSync(join(out, 'figs', 'scatter.png')).size;
     rmSync(join(out, 'figs'), { recursive: true, force: true });
@@ -200,6 +200,7 @@ describe('the session record re-runs in plain Jupyter', () => {
       const wanted = labelled(printed, 'COEF', 'BSE', 'R2');
       assert.equal(wanted.length, 3, printed);
       assert.deepEqual(labelled(rerun, 'COEF', 'BSE', 'R2'), wanted);
+      t.diagnostic(`session and nbclient re-run both printed: ${wanted.join(' | ')}`);
       // The ols cell reports the diagnostics the tool reported.
       const olsCell = stdout(cells.find((c) => c.metadata.python_session?.tool === 'ols')!);
       const bg = olsResult.structuredContent!.breusch_godfrey;
