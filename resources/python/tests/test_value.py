@@ -33,8 +33,15 @@ class ValueTransport(ToolTestCase):
         ns = {"obj": obj}
         payload = self.ok("value", ns, expression="obj", **extra)
         structured = payload["structured"]
-        self.assertEqual(set(structured), {"value", "type", "notes"})
+        # The JSON says all the text says (some clients hand the model nothing else): shape too.
+        self.assertEqual(set(structured), {"value", "type", "shape", "notes"})
         return structured["value"], structured["notes"], structured["type"]
+
+    def test_the_shape_the_text_names_is_in_the_json(self):
+        payload = self.ok("value", {"rows": [[1, 2, 3], [4, 5, 6]]}, expression="rows")
+        self.assertEqual(payload["structured"]["shape"], [2])
+        self.assertIn("(2)", payload["text"])
+        self.assertIsNone(self.ok("value", {"n": 7}, expression="n")["structured"]["shape"])
 
     def test_scalars(self):
         self.assertEqual(self.value(None)[0], None)
