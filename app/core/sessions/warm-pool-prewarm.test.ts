@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kernel } from '../kernel/kernel.js';
@@ -41,6 +41,7 @@ test('a kernel warmed in one folder is handed out in another, as if it had start
     }
   } finally {
     await pool.close();
+    await rm(root, { recursive: true, force: true });
   }
 });
 
@@ -63,6 +64,7 @@ test('a folder with its own matplotlibrc gets a kernel that started there', asyn
     }
   } finally {
     await pool.close();
+    await rm(root, { recursive: true, force: true });
   }
 });
 
@@ -83,6 +85,7 @@ test('a kernel taken while still warming imports nothing more', async () => {
     assert.deepEqual(await pool.describe().then((p) => p.map((e) => e.ready + e.warming)), [0], 'the taken kernel left the pool');
   } finally {
     await pool.close();
+    await rm(root, { recursive: true, force: true });
   }
 });
 
@@ -100,5 +103,6 @@ test('a kernel warmed to the end has imported its modules', async () => {
     }
   } finally {
     await pool.close();
+    await rm(root, { recursive: true, force: true });
   }
 });
