@@ -1,0 +1,96 @@
+/**
+ * The second seam under the KernelSupervisor, in the spirit of jupyter_client's provisioners:
+ * where a kernel runs and how its life is managed. Implemented by the local process group
+ * (LocalProvisioner: spawn, signals, heartbeat, lifeline), by the Jupyter Server REST API
+ * (RemoteProvisioner: start, interrupt, restart and delete over HTTP, with its reconnection,
+ * backoff and server-side deaths), and by the built-in worker.
+ *
+ * The supervisor holds the policy (queue, runs, timeouts, interrupt escalation, what a death
+ * costs, when to replace, restart, shutdown); a provisioner says what happened to its kernel and
+ * does what it is asked. It never fails a run or counts names: it emits, and the supervisor acts.
+ */
+import type { EventEmitter } from 'node:events';
+import type { ExitInfo } from './kernel-process.js';
+import type { KernelInfo, KernelTransport } from './transport.js';
+
+/** One kernel process as the supervisor sees it: a ready transport to it. */
+export interface Incarnation {
+  transport: KernelTransport;
+  kernelInfo: KernelInfo;
+  startedAt: number;
+}
+
+/** How the Python helpers reach a kernel: imported from this machine's files, or sent as source. */
+export type HelperTransport = 'local-path' | 'inline-source';
+
+/** Where a kernel runs, for people and for status: this machine, or a named server. */
+export type KernelPlace =
+  | { kind: 'local'; label: 'local' }
+  | { kind: 'remote'; label: string; serverName: string; serverUrl: string; kernelId: string; kernelName: string }
+  | { kind: 'worker'; label: string };
+
+/**
+ * Who brings a kernel back after a death: the supervisor (it asks for a start, within its
+ * restart policy), the provisioner itself (a server restarted its kernel; a reconnection
+ * replaces a lost one), or nobody (a kernel we only attached to).
+ */
+export type Recovery = 'supervisor' | 'provisioner' | 'none';
+
+export interface KernelDeath {
+  /** What happened, in plain words without tool names: "the kernel exited with code 3". */
+  what: string;
+  exit: ExitInfo | null;
+  /** The last lines of the kernel's own output, when they can be seen. */
+  lastLines: string[];
+  recovery: Recovery;
+  /** A short cause for the 'restarted' event that follows a recovery by the provisioner. */
+  cause?: string;
+}
+
+export type ProvisionerEvents = {
+  /** The kernel process is gone (exited, killed after hanging, lost by its server). */
+  died: [death: KernelDeath];
+  /** The way to the kernel went, the kernel itself may run on; the provisioner reconnects. */
+  disconnected: [reason: string];
+  /** The run in flight was ended from the kernel's side (its server shutting it down). */
+  'run-ended-there': [what: string];
+  /** A way to the kernel again: after 'disconnected', or a new process after a death it recovers from. */
+  connected: [incarnation: Incarnation, freshProcess: boolean];
+  /** The kernel cannot be reached any more and nobody will bring it back (an attached kernel gone). */
+  gone: [what: string];
+};
+
+export interface KernelProvisioner extends EventEmitter<ProvisionerEvents> {
+  /** Started by us (ours to restart and kill), or attached to someone else's. */
+  readonly owned: boolean;
+  readonly helperTransport: HelperTransport;
+  readonly place: KernelPlace;
+  /** The interrupt grace period when none is configured (a slow network deserves more). */
+  readonly defaultInterruptGraceMs: number;
+  /** Whether to wait for execute_input before interrupting (a signal before it would be lost). */
+  readonly interruptWaitsForStart: boolean;
+  readonly pid: number | undefined;
+  /** How another client would attach to this kernel (a connection file, "<server>:<id>"). */
+  readonly connectionFile: string | undefined;
+  /** The kernel's own recent output lines, when we can see them. */
+  readonly logLines: string[];
+
+  /** Starts a fresh kernel (the first, or a replacement after a death) and waits until it answers. */
+  start(): Promise<Incarnation>;
+  /** Restarts the kernel in place: every variable is gone. */
+  restart(current: Incarnation | null): Promise<Incarnation>;
+  /**
+   * The incarnation to send a request to, once the kernel can take one: waits a bounded time
+   * while the provisioner is reconnecting, then rejects saying why nothing can be run.
+   */
+  available(): Promise<Incarnation>;
+  /** Delivers an interrupt (a signal to the process group, interrupt_request, a REST call). */
+  interrupt(current: Incarnation | null): Promise<void>;
+  /** The transport lost the output of a run: drop it and get a new one (its reply came, so the kernel lives). */
+  outputLost(incarnation: Incarnation, reason: string): void;
+  /**
+   * Ends the kernel for good (an attached one is only disconnected). `polite`: ask it first.
+   * Bounded in time; never throws.
+   */
+  shutdown(current: Incarnation | null, polite: boolean): Promise<void>;
+}
