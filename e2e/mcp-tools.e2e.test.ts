@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { cellGate } from '../app/core/testing/cell-gate.js';
 import { TEST_PYTHON, isAlive } from '../app/core/testing/test-python.js';
 import { waitFor } from '../app/core/testing/wait-for.js';
 import { call, createHarness, text, type CallResult, type Harness } from './support/mcp-harness.js';
@@ -121,10 +122,13 @@ describe('MCP tools over stdio', () => {
   });
 
   test('long runs send progress notifications', async () => {
+    // The run goes on only once a notification has come: without one it would wait at the gate (and fail).
+    const gate = cellGate();
     const progress: { progress: number; message?: string }[] = [];
-    const result = await call(client, 'run_python', { code: "import time\nprint('step one', flush=True)\ntime.sleep(4)\n'done'" }, { onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true });
+    const code = `print('step one', flush=True)\n${gate.waitCode}\n'done'`;
+    const result = await call(client, 'run_python', { code }, { onprogress: (p) => (progress.push(p), gate.open()), resetTimeoutOnProgress: true });
+    assert.equal(result.isError, undefined, text(result));
     assert.match(text(result), /done/);
-    assert.ok(progress.length >= 1, 'at least one progress notification');
     assert.match(progress[0].message ?? '', /Running for \d+ s; latest output:\nstep one/);
   });
 

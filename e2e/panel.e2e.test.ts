@@ -74,9 +74,7 @@ describe('the control panel in Chromium', { skip: existsSync(CHROMIUM) ? false :
     await services?.shutdown();
     if (stateDir) rmSync(stateDir, { recursive: true, force: true });
     assert.deepEqual(pageErrors, [], 'the page threw no errors');
-    await waitFor('every kernel and browser process this file started to end', () => startedHere().length === 0).catch((error: Error) => {
-      throw new Error(`${error.message}; still running: ${startedHere().join(', ')}`);
-    });
+    await startedHere.allEnded(); // kernels and browser processes
   });
 
   test('a request without the token is refused', async () => {

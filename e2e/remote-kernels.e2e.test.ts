@@ -13,6 +13,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { JupyterApi } from '../app/core/remote/jupyter-api.js';
 import { RemoteServer } from '../app/core/remote/server-registry.js';
 import { jupyterServerAvailable, startJupyterServer, type TestJupyterServer } from '../app/core/remote/testing/jupyter-server.js';
+import { cellGate } from '../app/core/testing/cell-gate.js';
 import { waitFor } from '../app/core/testing/wait-for.js';
 import { call, createHarness, text, type Harness } from './support/mcp-harness.js';
 import { leftovers } from './support/proc.js';
@@ -151,8 +152,10 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
     await call(client, 'run_python', { session, code: 'kept_through_it_all = 40' });
     const timedOut = await call(client, 'run_python', { session, code: "print('looping', flush=True)\nwhile True: pass", timeout_s: 1 });
     assert.match(text(timedOut), /^looping\n[\s\S]*Timed out after 1 s; the run was interrupted/);
+    // The run goes on only once a notification has come (the kernel is on this machine, so a file gate reaches it).
+    const gate = cellGate();
     const progress: { message?: string }[] = [];
-    const slow = await call(client, 'run_python', { session, code: "import time\nprint('step one', flush=True)\ntime.sleep(4)\n'done'" }, { onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true });
+    const slow = await call(client, 'run_python', { session, code: `print('step one', flush=True)\n${gate.waitCode}\n'done'` }, { onprogress: (p) => (progress.push(p), gate.open()), resetTimeoutOnProgress: true });
     assert.match(text(slow), /done/);
     assert.match(progress[0]?.message ?? '', /Running for \d+ s; latest output:\nstep one/);
     // Interrupt once the code is surely running (its output has come back as progress), not

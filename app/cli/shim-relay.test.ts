@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DaemonConnector, DaemonLink, LinkHandlers } from './daemon-link.js';
+import { waitFor } from '../core/testing/wait-for.js';
 import { CONNECTION_CLOSED_CODE, DAEMON_STOPPED_MESSAGE, SESSIONS_LOST_NOTICE, ShimRelay } from './shim-relay.js';
 
 class FakeLink implements DaemonLink {
@@ -185,7 +186,7 @@ describe('the shim relay', () => {
     const { first, send, toClient } = await initializedSession([new FakeLink(100), mute]);
     first.drop();
     send(call(13));
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await waitFor('the call to fail once the replayed initialize times out', () => toClient.length > 0);
     assert.match(toClient[0].error.message, /did not answer initialize/);
     assert.ok(mute.closedByShim);
   });

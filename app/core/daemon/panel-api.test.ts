@@ -1,5 +1,5 @@
 /** The panel's JSON API and event stream against a real kernel. */
-import { after, before, describe, test } from 'node:test';
+import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
@@ -8,9 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServices, type DaemonServices } from '../mcp/server.js';
 import { jupyterServerAvailable, startJupyterServer, type TestJupyterServer } from '../remote/testing/jupyter-server.js';
-import { TEST_PYTHON } from '../testing/test-python.js';
+import { TEST_PYTHON, markChildProcesses } from '../testing/test-python.js';
+import { waitFor } from '../testing/wait-for.js';
 import { SseParser } from './panel-sse-reader.js';
 import { startPanelServer, type PanelServer } from './panel-server.js';
+
+// The services run in this process: every kernel they start carries this mark.
+const startedHere = markChildProcesses('panel-api-test');
+after(() => startedHere.allEnded());
 
 describe('panel API', () => {
   let stateDir: string;
@@ -43,6 +48,8 @@ describe('panel API', () => {
     await services.shutdown();
     rmSync(stateDir, { recursive: true, force: true });
   });
+  /** The session `name`, started unless an earlier test left it running. */
+  const session = async (name: string) => services.sessions.find(name) ?? (await services.sessions.start(name, {}));
 
   test('starts a session, and refuses a second one of the same name or a bad name', async () => {
     const started = await call('POST', '/api/sessions', { name: 'a' });
@@ -60,6 +67,7 @@ describe('panel API', () => {
   });
 
   test('the event stream starts with a snapshot, then tells a run as it goes: busy, logged, idle', async () => {
+    await session('a');
     const abort = new AbortController();
     const res = await fetch(new URL('api/events', panel.baseUrl), { headers: { Authorization: `Bearer ${panel.token}` }, signal: abort.signal });
     assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
@@ -75,16 +83,16 @@ describe('panel API', () => {
         /* aborted */
       }
     })();
-    const until = async (predicate: () => boolean) => {
-      for (let i = 0; i < 200 && !predicate(); i++) await new Promise((r) => setTimeout(r, 25));
-      assert.ok(predicate());
-    };
-    await until(() => events.length > 0);
+    await waitFor('the snapshot', () => events.length > 0);
     assert.equal(events[0].event, 'snapshot');
-    assert.deepEqual(events[0].data.sessions.map((s: { name: string }) => s.name), ['a']);
+    assert.ok(events[0].data.sessions.some((s: { name: string }) => s.name === 'a'), JSON.stringify(events[0].data.sessions));
 
-    await services.sessions.get('a').run({ code: 'import time; time.sleep(0.2); print("done")', client: 'api-test', outputLimit: 10_000 });
-    await until(() => events.some((e) => e.event === 'logged'));
+    await services.sessions.get('a').run({ code: 'print("done")', client: 'api-test', outputLimit: 10_000 });
+    const idleAfterLog = () => {
+      const logged = events.findIndex((e) => e.event === 'logged');
+      return logged >= 0 && events.slice(logged).some((e) => e.event === 'session' && e.data.session.state === 'idle' && !e.data.session.running);
+    };
+    await waitFor('the run to be logged, and the session told idle after it', idleAfterLog);
     abort.abort();
     await reading;
     const story = events
@@ -103,9 +111,9 @@ describe('panel API', () => {
   });
 
   test('reset waits for a run to be interrupted; interrupt-all stops every busy session', async () => {
-    const session = services.sessions.get('a');
-    const running = session.run({ code: 'while True: pass', client: 'api-test', outputLimit: 10_000 });
-    for (let i = 0; i < 100 && session.state !== 'busy'; i++) await new Promise((r) => setTimeout(r, 20));
+    const a = await session('a');
+    const running = a.run({ code: 'while True: pass', client: 'api-test', outputLimit: 10_000 });
+    await waitFor('the session to be busy', () => a.state === 'busy');
     const reset = await call('POST', '/api/sessions/a/reset');
     assert.equal(reset.status, 409);
     assert.match(reset.data.error, /interrupt it first/);
@@ -113,27 +121,29 @@ describe('panel API', () => {
     assert.deepEqual(all.data.interrupted, [{ name: 'a', restarted: false }]);
     const outcome = await running;
     assert.equal(outcome.kind === 'done' && outcome.result.error?.ename, 'KeyboardInterrupt');
-    await session.run({ code: 'kept = 1', client: 'api-test', outputLimit: 10_000 });
+    await a.run({ code: 'kept = 1', client: 'api-test', outputLimit: 10_000 });
     const cleared = await call('POST', '/api/sessions/a/reset');
     assert.equal(cleared.status, 200, JSON.stringify(cleared.data));
-    const after = await session.run({ code: 'kept', client: 'api-test', outputLimit: 10_000 });
+    const after = await a.run({ code: 'kept', client: 'api-test', outputLimit: 10_000 });
     assert.equal(after.kind === 'done' && after.result.error?.ename, 'NameError');
   });
 
   test('a killed session leaves its log, figures and notebook readable', async () => {
-    const killed = await call('POST', '/api/sessions/a/kill');
+    const doomed = await session('doomed');
+    for (const code of ['x = 1', 'y = 2', 'x + y']) await doomed.run({ code, client: 'api-test', outputLimit: 10_000 });
+    const killed = await call('POST', '/api/sessions/doomed/kill');
     assert.equal(killed.status, 200);
     const list = await call('GET', '/api/sessions');
-    assert.deepEqual(list.data.sessions, []);
-    assert.deepEqual(list.data.past, ['a']);
-    const log = await call('GET', '/api/sessions/a/log?limit=2');
+    assert.ok(!list.data.sessions.some((s: { name: string }) => s.name === 'doomed'), JSON.stringify(list.data.sessions));
+    assert.ok(list.data.past.includes('doomed'), JSON.stringify(list.data.past));
+    const log = await call('GET', '/api/sessions/doomed/log?limit=2');
     assert.equal(log.status, 200);
     assert.equal(log.data.entries.length, 2);
     assert.ok(log.data.hasMore);
-    assert.equal((await call('GET', '/api/sessions/a/figures')).data.figures.length, 0);
-    const notebook = await call('GET', '/api/sessions/a/notebook');
+    assert.equal((await call('GET', '/api/sessions/doomed/figures')).data.figures.length, 0);
+    const notebook = await call('GET', '/api/sessions/doomed/notebook');
     assert.equal(notebook.data.nbformat, 4);
-    assert.equal((await call('GET', '/api/sessions/a/log?before=x')).status, 400);
+    assert.equal((await call('GET', '/api/sessions/doomed/log?before=x')).status, 400);
     assert.equal((await call('GET', '/api/sessions/..%2F..%2Fetc/log')).status, 404);
   });
 
@@ -246,32 +256,29 @@ describe('panel API: remote Jupyter servers', () => {
   let services: DaemonServices;
   let panel: PanelServer;
   let jupyter: Awaited<ReturnType<typeof fakeJupyter>>;
-  /** Everything the panel's event stream carried while these tests ran. */
-  let streamed = '';
-  const abort = new AbortController();
   /** Every answer's raw text, to check that no token ever left in one. */
   const answers: string[] = [];
 
   const send = rawSender(() => panel, answers);
   const saved = () => readFileSync(join(stateDir, 'servers.json'), 'utf8');
+  const addLab = async () => {
+    const added = await send('POST', '/api/servers', { name: 'lab', url: jupyter.url, token: TOKEN });
+    assert.equal(added.status, 200, added.text);
+  };
 
   before(async () => {
     stateDir = mkdtempSync(join(tmpdir(), 'ps-panel-servers-'));
     services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON, PYTHON_MCP_POOL_SIZE: '0' } });
     panel = await startPanelServer({ services, registration: { home: join(stateDir, 'home'), env: {} } });
     jupyter = await fakeJupyter(TOKEN);
-    const res = await fetch(new URL('api/events', panel.baseUrl), { headers: { Authorization: `Bearer ${panel.token}` }, signal: abort.signal });
-    void (async () => {
-      const decoder = new TextDecoder();
-      try {
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) streamed += decoder.decode(chunk, { stream: true });
-      } catch {
-        /* aborted */
-      }
-    })();
+  });
+  // Each test starts from an empty registry and adds what it needs.
+  beforeEach(async () => {
+    for (const { name } of (await send('GET', '/api/servers')).data.servers as { name: string }[]) {
+      assert.equal((await send('POST', `/api/servers/${name}/remove`)).status, 200);
+    }
   });
   after(async () => {
-    abort.abort();
     await panel.close();
     await services.shutdown();
     await jupyter.close();
@@ -295,6 +302,7 @@ describe('panel API: remote Jupyter servers', () => {
   });
 
   test('refuses bad input with a message that says what to fix, and saves nothing', async () => {
+    await addLab();
     const cases: [unknown, number, RegExp][] = [
       [{ name: 'pasted', url: `http://[lab/?token=${TOKEN}` }, 400, /is not a URL/],
       [{ name: 'ftp', url: 'ftp://example.org/' }, 400, /starts with http:\/\/ or https:\/\//],
@@ -341,6 +349,7 @@ describe('panel API: remote Jupyter servers', () => {
   });
 
   test('changes from a foreign Origin, another site, or as a form are refused', async () => {
+    await addLab();
     const before = saved();
     for (const origin of ['http://evil.example', `http://127.0.0.1:${panel.port + 1}`, 'null']) {
       const add = await send('POST', '/api/servers', { name: 'evil', url: 'http://evil.example/' }, { origin });
@@ -359,22 +368,49 @@ describe('panel API: remote Jupyter servers', () => {
   });
 
   test('removes a server; a second remove says there is none', async () => {
+    await addLab();
+    await send('POST', '/api/servers', { name: 'kept', url: jupyter.url, token: TOKEN });
     const removed = await send('POST', '/api/servers/lab/remove');
     assert.equal(removed.status, 200, removed.text);
     assert.deepEqual(removed.data, { removed: 'lab', sessions: [], message: 'Removed server "lab". Kernels running there were not touched.' });
     const again = await send('POST', '/api/servers/lab/remove');
     assert.equal(again.status, 404);
     assert.match(again.data.error, /no server named "lab"/);
-    assert.deepEqual((await send('GET', '/api/servers')).data.servers.map((s: { name: string }) => s.name), ['down', 'pasted', 'wrong-token']);
+    assert.deepEqual((await send('GET', '/api/servers')).data.servers.map((s: { name: string }) => s.name), ['kept']);
     assert.equal((await send('GET', '/api/servers', undefined, {})).status, 200);
   });
 
   test('open panels are told the list changed, and the event stream never carries a token', async () => {
-    for (let i = 0; i < 100 && (streamed.match(/event: servers\n/g) ?? []).length < 5; i++) await new Promise((r) => setTimeout(r, 20));
-    // lab, wrong-token, down, pasted added; lab removed. Refused requests changed nothing, so said nothing.
-    assert.equal((streamed.match(/event: servers\n/g) ?? []).length, 5, streamed);
-    assert.ok(streamed.includes('data: {"type":"servers"}\n'));
-    assert.ok(!streamed.includes(TOKEN) && !streamed.includes(WRONG));
+    const abort = new AbortController();
+    const res = await fetch(new URL('api/events', panel.baseUrl), { headers: { Authorization: `Bearer ${panel.token}` }, signal: abort.signal });
+    let streamed = '';
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) streamed += decoder.decode(chunk, { stream: true });
+      } catch {
+        /* aborted */
+      }
+    })();
+    const told = () => (streamed.match(/event: servers\n/g) ?? []).length;
+    try {
+      await waitFor('the snapshot', () => streamed.includes('event: snapshot\n'));
+      await addLab();
+      await send('POST', '/api/servers', { name: 'wrong-token', url: jupyter.url, token: WRONG });
+      await send('POST', '/api/servers', { name: 'pasted', url: `${jupyter.url}lab?token=${TOKEN}` });
+      // Refused: no change, so nothing to tell.
+      assert.equal((await send('POST', '/api/servers', { name: 'lab', url: jupyter.url, token: WRONG })).status, 409);
+      assert.equal((await send('POST', '/api/servers/lab/remove', {}, { origin: 'http://evil.example' })).status, 403);
+      assert.equal((await send('POST', '/api/servers/lab/remove')).status, 200);
+      // A change is told as it is made, before its answer is sent: the four are on their way by now, and a refusal's would be among them.
+      await waitFor('the four changes to be told', () => told() >= 4);
+      assert.equal(told(), 4, streamed);
+      assert.ok(streamed.includes('data: {"type":"servers"}\n'));
+      assert.ok(!streamed.includes(TOKEN) && !streamed.includes(WRONG), 'no token in the event stream');
+    } finally {
+      abort.abort();
+      await reading;
+    }
   });
 });
 

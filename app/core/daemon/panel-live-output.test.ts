@@ -1,5 +1,5 @@
 /** The panel's running output: capped to its latest text, published a few times a second at most. */
-import { describe, test } from 'node:test';
+import { describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -245,7 +245,9 @@ class FakeManager extends EventEmitter {
 }
 
 describe('PanelModel with running output', () => {
+  // The model's own timers on a fake clock: `tick` moves it, so nothing waits on real time.
   const setup = () => {
+    mock.timers.enable({ apis: ['setTimeout', 'setInterval', 'Date'] });
     const stateDir = mkdtempSync(join(tmpdir(), 'ps-live-'));
     const manager = new FakeManager();
     const model = new PanelModel(manager as unknown as SessionManager, stateDir);
@@ -271,18 +273,19 @@ describe('PanelModel with running output', () => {
     const outputs = () => events.flatMap((e) => (e.type === 'session' && e.session.running?.output && (e.session.running.output.total || e.session.running.output.rich) ? [e.session.running.output] : []));
     const close = () => {
       model.dispose();
+      mock.timers.reset();
       rmSync(stateDir, { recursive: true, force: true });
     };
     return { model, events, session, start, print, figure, finish, outputs, close };
   };
-  const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const tick = (ms: number) => mock.timers.tick(ms);
 
   test('a burst of prints reaches the panel as one capped update in its session view, and the snapshot has it', async () => {
     const t = setup();
     try {
       t.start();
       for (let i = 0; i < 20_000; i++) t.print(`step ${i}\n`, i % 10 ? 'stdout' : 'stderr');
-      await settle(600);
+      tick(600);
       const outputs = t.outputs();
       assert.equal(outputs.length, 1, 'printed in one go, published once');
       const [output] = outputs;
@@ -302,12 +305,12 @@ describe('PanelModel with running output', () => {
     try {
       t.start();
       t.print('step 0\n');
-      await settle(400);
+      tick(400);
       t.print('step 1\n'); // pending when the run ends
       t.finish();
       const logged = t.events.findIndex((e) => e.type === 'logged');
       assert.ok(logged >= 0);
-      await settle(600);
+      tick(600);
       assert.deepEqual(
         t.events.slice(logged).filter((e) => e.type === 'session' && e.session.running),
         [],
@@ -317,7 +320,7 @@ describe('PanelModel with running output', () => {
       t.start();
       assert.deepEqual(t.model.views()[0].running?.output, { chunks: [], total: 0, cut: 0, rich: 0 });
       t.figure();
-      await settle(400);
+      tick(400);
       assert.equal(t.outputs().at(-1)?.rich, 1);
     } finally {
       t.close();

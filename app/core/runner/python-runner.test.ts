@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PythonError, PythonRunner, PythonTimeoutError } from './python-runner.js';
 import { TEST_PYTHON, isAlive, markChildProcesses } from '../testing/test-python.js';
-import { waitFor } from '../testing/wait-for.js';
 
 const startedHere = markChildProcesses('python-runner-test');
 let py: PythonRunner;
@@ -15,7 +14,7 @@ before(async () => {
 });
 after(async () => {
   await py.close();
-  await waitFor('every kernel this file started to end', () => startedHere().length === 0);
+  await startedHere.allEnded();
 });
 
 test('the example from the README works as written', async () => {

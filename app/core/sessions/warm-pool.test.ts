@@ -11,7 +11,7 @@ import { waitFor } from '../testing/wait-for.js';
 import { WarmPool } from './warm-pool.js';
 
 const startedHere = markChildProcesses('warm-pool-test');
-after(() => waitFor('every kernel this file started (handed out or pooled) to end', () => startedHere().length === 0));
+after(() => startedHere.allEnded()); // handed out or pooled
 
 const oneReady = (pool: WarmPool) => waitFor('the pool to hold a ready kernel', async () => (await pool.describe())[0]?.ready === 1, { timeoutMs: 30_000 });
 

@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
+import { waitFor } from './wait-for.js';
 
 export const TEST_PYTHON = process.env.PYTHON_SESSION_TEST_PYTHON || '/usr/bin/python3';
 
@@ -48,15 +49,42 @@ export function processesWithEnv(name: string, value: string): number[] {
 
 export const TEST_MARK_VARIABLE = 'PYTHON_SESSION_TEST_MARK';
 
+export interface MarkedProcesses {
+  /** The marked processes still running. */
+  running(): number[];
+  /**
+   * Waits for every marked process to end. Those that do not are killed (a leftover kernel
+   * would otherwise keep the test file, and the suite, from ever ending) and named in the error.
+   */
+  allEnded(timeoutMs?: number): Promise<void>;
+}
+
 /**
- * Marks every process this test file starts from now on (through the environment they inherit)
- * and returns a function listing those still running: a leak check that covers every kernel the
- * file's tests started, not only those in one folder.
+ * Marks every process this test file starts from now on (through the environment they inherit):
+ * a leak check that covers every kernel the file's tests started, not only those in one folder.
  */
-export function markChildProcesses(label: string): () => number[] {
+export function markChildProcesses(label: string): MarkedProcesses {
   const mark = `${label}-${randomUUID()}`;
   process.env[TEST_MARK_VARIABLE] = mark;
-  return () => processesWithEnv(TEST_MARK_VARIABLE, mark);
+  const running = () => processesWithEnv(TEST_MARK_VARIABLE, mark);
+  return {
+    running,
+    async allEnded(timeoutMs = 10_000) {
+      try {
+        await waitFor(`every process this file started to end`, () => running().length === 0, { timeoutMs });
+      } catch (error) {
+        const left = running();
+        for (const pid of left) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            /* gone meanwhile */
+          }
+        }
+        throw new Error(`${(error as Error).message}; still running, now killed: ${left.join(', ')}`);
+      }
+    },
+  };
 }
 
 export function isAlive(pid: number): boolean {
