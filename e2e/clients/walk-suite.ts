@@ -38,7 +38,7 @@ export function planWalk(prefix: string, beforeWalk: Step[] = []): WalkPlan {
 export function walkTests(plan: WalkPlan, run: () => ClientRun, searchTool: string): void {
   test('the conversation ran to its end and left no process behind', (t) => {
     const { exit, leftovers, isolated } = run();
-    t.diagnostic(isolated ? 'ran in a network namespace with loopback only' : 'unshare -rn is not available here: ran in the host network namespace');
+    t.diagnostic(isolated ? 'ran in a network namespace with loopback only' : 'not in a network namespace of its own (unshare -rn unavailable, or PYTHON_SESSION_NO_NETNS set): ran in the host one');
     assert.deepEqual(exit && { code: exit.code, timedOut: exit.timedOut }, { code: 0, timedOut: false }, run().stderr.slice(-2000));
     assert.deepEqual(leftovers, [], 'daemon, kernels and their children all ended');
   });
