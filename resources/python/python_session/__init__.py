@@ -8,7 +8,8 @@ tool by executing, with ``store_history=False``::
 
 :func:`call` parses the arguments (a JSON object), runs the tool against the user namespace
 (``get_ipython().user_ns`` in a kernel), and publishes exactly one result with
-``IPython.display.display({MIME: payload}, raw=True)``. It returns ``None`` (so the REPL shows
+``IPython.display.display({MIME: payload}, raw=True)`` (the built-in worker's own ``display``
+where it runs). It returns ``None`` (so the REPL shows
 no ``Out[]``), never raises into the cell, and binds nothing in the user namespace except the
 names a tool is asked to create (``load_data``'s ``name``, ``ols``'s ``name``).
 
@@ -195,6 +196,11 @@ def run(tool, args=None, namespace=None):
 
 
 def _publish(payload):
+    # Python Session's built-in worker (no IPython there, or an IPython without a shell).
+    worker = sys.modules.get("python_session_worker.display")
+    if worker is not None:
+        worker.display({MIME: payload}, raw=True)
+        return
     if "IPython" in sys.modules:
         try:
             from IPython.display import display
