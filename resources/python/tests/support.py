@@ -2,6 +2,7 @@
 
 import contextlib
 import json
+import math
 import os
 import shutil
 import sys
@@ -70,6 +71,57 @@ def unimported(*names):
             if any(key == n or key.startswith(n + ".") for n in names) and key not in saved:
                 sys.modules.pop(key, None)
         sys.modules.update(saved)
+
+
+# NIST certifies its StRD values to 15 significant digits, so 15 is the most an answer can score.
+DIGITS_CARRIED = 15
+
+
+def lre(actual, certified, digits=DIGITS_CARRIED):
+    """NIST's log relative error: how many leading significant digits of ``actual`` are right.
+
+    -log10(|actual − certified| / |certified|), or the log absolute error when the certified value
+    is 0; an exact match scores the digits carried, and nothing scores below 0.
+    """
+    if actual == certified:
+        return float(digits)
+    error = abs(actual - certified) / (abs(certified) if certified != 0 else 1.0)
+    return max(0.0, min(float(digits), -math.log10(error)))
+
+
+def significant_digits(figure):
+    """How many significant digits a printed figure carries: 0.02458 → 4, 832212 → 6."""
+    text = repr(figure).lstrip("-")
+    digits = text.replace(".", "").lstrip("0")
+    # An integer's trailing zeros may be rounding (1202370): counted as not significant.
+    return len(digits) if "." in text else len(digits.rstrip("0"))
+
+
+class CertifiedValues:
+    """Answers checked against reference values by LRE, in groups (coefficients, std errors ...).
+
+    ``verify`` prints the worst LRE of each group, then requires each group's minimum, so a failure
+    shows every group's figure and a pass shows how much room is left.
+    """
+
+    def __init__(self, dataset):
+        self.dataset = dataset
+        self.groups = {}
+
+    def add(self, group, actual, certified, label=None):
+        self.groups.setdefault(group, []).append(
+            (lre(actual, certified), label or group, actual, certified))
+
+    def verify(self, test, required):
+        worst = {group: min(entries, key=lambda e: e[0]) for group, entries in self.groups.items()}
+        print("\nLRE %s: %s" % (self.dataset, ", ".join(
+            "%s %.2f (need %g)" % (group, entry[0], required[group])
+            for group, entry in worst.items())), file=sys.stderr)
+        for group, (digits, label, actual, certified) in worst.items():
+            test.assertGreaterEqual(digits, required[group], "%s %s: got %r, certified %r: LRE %.2f < %g"
+                                    % (self.dataset, label, actual, certified, digits,
+                                       required[group]))
+        return {group: entry[0] for group, entry in worst.items()}
 
 
 class ToolTestCase(unittest.TestCase):
