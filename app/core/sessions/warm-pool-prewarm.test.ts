@@ -20,12 +20,16 @@ const readyPid = (pool: WarmPool) =>
     return entry?.ready === 1 ? entry.pids[0] : undefined;
   }, { timeoutMs: 30_000 });
 
-const where = "import os, sys; print(os.getcwd()); print(sys.path[0]); print(os.environ.get('PWD'))";
+// Which folder imports come from, by a module of this name in each folder. Not sys.path[0]: ipykernel
+// 6 puts the start folder first, ipykernel 7 puts '' after the standard library.
+const where = "import os, which_folder; print(os.getcwd()); print(os.environ.get('PWD')); print(which_folder.FOLDER)";
 
 test('a kernel warmed in one folder is handed out in another, as if it had started there', async () => {
   const root = await realpath(await mkdtemp(join(tmpdir(), 'ps-pool-folder-')));
   const [warmedIn, project] = [join(root, 'warmed-in'), join(root, 'project')];
   await Promise.all([mkdir(warmedIn), mkdir(project)]);
+  await writeFile(join(warmedIn, 'which_folder.py'), "FOLDER = 'warmed-in'\n");
+  await writeFile(join(project, 'which_folder.py'), "FOLDER = 'project'\n");
   const pool = new WarmPool({ size: 1, logDir: root, refillDelayMs: 60_000, modules: ['json'] });
   try {
     pool.prewarm({ interpreter: TEST_PYTHON, cwd: warmedIn });
@@ -35,7 +39,7 @@ test('a kernel warmed in one folder is handed out in another, as if it had start
     const kernel = await Kernel.start({ interpreter: TEST_PYTHON, cwd: project, launcher: pool.launch });
     try {
       assert.equal(kernel.pid, pooled, 'the prewarmed kernel was handed out');
-      assert.equal(outputText((await kernel.execute(where)).outputs), `${project}\n${project}\n${project}\n`);
+      assert.equal(outputText((await kernel.execute(where)).outputs), `${project}\n${project}\nproject\n`);
     } finally {
       await kernel.shutdown();
     }
