@@ -93,6 +93,15 @@ describe('tool results and annotations', () => {
     assert.match(text(fit), /R-squared/);
   });
 
+  test('names a tool bound are lost with a restart, and the restart says so', async () => {
+    await writeFile(join(folder, 'small.csv'), 'a,b\n1,2\n');
+    await call(client, 'run_python', { code: 'by_cell = 1' });
+    await call(client, 'load_data', { path: join(folder, 'small.csv'), name: 'by_tool' });
+    const restarted = await call(client, 'restart_kernel');
+    assert.match(text(restarted), /Lost: .*by_cell/);
+    assert.match(text(restarted), /Lost: .*by_tool/, 'load_data\'s frame is named among the lost');
+  });
+
   test('describe_object only looks: a name or a path of attributes and subscripts, never a call', async () => {
     await call(client, 'run_python', { code: 'class Box:\n    opened = 0\n    def open(self):\n        Box.opened += 1\n        return self\nbox = Box()\nbox.items = [1, 2, 3]' });
     assert.equal((await call(client, 'describe_object', { name: 'box.items[0]' })).isError, undefined);

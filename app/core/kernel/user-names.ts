@@ -1,5 +1,5 @@
 /**
- * The user's variable names, tracked on every stored run through a
+ * The user's variable names, tracked on every run through a
  * `user_expressions` entry (no extra round trip), so that when a kernel dies
  * or is lost we can say which variables went with it. Local and remote kernels share this.
  */
@@ -9,9 +9,13 @@ const NAMES_EXPRESSION =
 // formatters cost about half a millisecond a run); remote kernels evaluate the expression.
 const NAMES_KEY = '__python_session_names__';
 
-/** The user_expressions to send with an execute_request. */
-export function namesExpressions(storeHistory: boolean): Record<string, string> {
-  return storeHistory ? { [NAMES_KEY]: NAMES_EXPRESSION } : {};
+/**
+ * The user_expressions to send with an execute_request: with every one, helper calls too, since
+ * load_data, ols and reset_namespace bind and clear names as much as a cell does (a restart after
+ * load_data must say the frame went with it).
+ */
+export function namesExpressions(_storeHistory?: boolean): Record<string, string> {
+  return { [NAMES_KEY]: NAMES_EXPRESSION };
 }
 
 /** The names from an execute_reply's content, or undefined when the reply carries none. */

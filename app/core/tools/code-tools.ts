@@ -48,12 +48,12 @@ export const registerCodeTools: ToolRegistrar = (server, context) => {
     wait_s: WAIT_ARG,
     session: sessionArg,
   };
+  // Clients find tools by searching their names and descriptions (BM25 in Codex, keywords in
+  // Claude Code): the words a model searches with come first, and the text stays short.
   const runDescription =
-    'Run Python code in a persistent Jupyter kernel in the user\'s own Python (their conda env, pandas, statsmodels…): data analysis, statistics, plots. Variables, imports and loaded data persist between calls, like notebook cells. ' +
-    'Returns printed output and the last expression\'s value in print order; matplotlib plots and charts come back as images (also saved to the session\'s figures folder). ' +
-    'On failure the reply ends with "Python error: <Type> on line N: <message>" and the session keeps its state; call last_error for the full traceback. ' +
-    'Long outputs are cut to head and tail with the path of a file holding all of it. ' +
-    'A run still going after wait_s is not stopped: the reply gives what it printed so far and a run id; call wait_for_run with that id for the rest. Long runs report progress; cancelling the call while it waits interrupts the run. The code runs with the user\'s rights.';
+    'Run Python code: analysis, statistics, plot a chart. Runs in a persistent kernel in the user\'s own Python (conda env, pandas, statsmodels); variables persist between calls like notebook cells. ' +
+    'Returns printed output and the last value in print order, plots as images. A failure ends with "Python error: <Type> on line N: <message>" (last_error has the traceback). ' +
+    'Long output is cut, with a file holding all of it. A run still going after wait_s goes on: the reply gives its output so far and a run id for wait_for_run. Cancelling while it waits interrupts it. Runs with the user\'s rights.';
   server.registerTool(
     'run_python',
     { title: 'Run Python code', description: runDescription, inputSchema: runShape, annotations: RUNS_CODE },

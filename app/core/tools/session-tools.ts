@@ -307,7 +307,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
     'interrupt_kernel',
     {
       title: 'Stop the running code',
-      description: 'Stop (interrupt) the code running in a session, like Ctrl-C: for a run that takes too long or hangs. Variables are kept. If the code ignores the interrupt (a blocking C call), the kernel is restarted and you are told what was lost.',
+      description: 'Stop the running code (interrupt it, like Ctrl-C): a run that takes too long, hangs, or was left going. Variables are kept. If it ignores the interrupt (a blocking C call), the kernel is restarted and you are told what was lost.',
       inputSchema: { session: sessionArg },
       annotations: ENDS,
     },
