@@ -23,6 +23,13 @@ export interface LaunchOptions {
   log?: KernelLogOptions;
 }
 
+export interface SpawnOptions extends Pick<LaunchOptions, 'cwd' | 'env' | 'memoryLimitBytes' | 'log'> {
+  /** 'ignore': no stdin at all; 'pipe': the caller writes to child.stdin, then ends it. */
+  stdin: 'ignore' | 'pipe';
+  /** A socket on fd 3 whose end tells the process we are gone (see kernel_startup.py). */
+  lifeline: boolean;
+}
+
 export interface ExitInfo {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -82,26 +89,35 @@ export class KernelProcess extends EventEmitter {
   }
 
   static launch(options: LaunchOptions): KernelProcess {
-    const log = new KernelLog(options.log);
     const args = ['-m', 'ipykernel_launcher', '-f', options.connectionFile];
     // IPython's history stays in memory (In, Out, %history work): the code a model runs does not
     // belong in the user's own ~/.ipython history, kernels do not contend for its SQLite lock,
     // and each cell is spared a write (the session log keeps every run).
     args.push(`--IPKernelApp.exec_lines=${startupLine()}`, '--HistoryManager.enabled=False');
     args.push(...(options.extraArgs ?? []));
-    const child = spawn(options.interpreter, args, {
+    return KernelProcess.spawn(options.interpreter, args, { ...options, stdin: 'ignore', lifeline: true });
+  }
+
+  /**
+   * Any kernel-like process (ipykernel, the built-in worker): its own process group, stdout and
+   * stderr into the capped log, stdin closed or a pipe (the worker reads its start line there).
+   */
+  static spawn(interpreter: string, args: string[], options: SpawnOptions): KernelProcess {
+    const log = new KernelLog(options.log);
+    const lifeline = options.lifeline && !isWindows;
+    const child = spawn(interpreter, args, {
       cwd: options.cwd,
       env: {
         ...process.env,
         ...options.env,
         JPY_PARENT_PID: String(process.pid),
-        ...(isWindows ? {} : { PYTHON_SESSION_LIFELINE_FD: '3' }),
+        ...(lifeline ? { PYTHON_SESSION_LIFELINE_FD: '3' } : {}),
         ...(options.memoryLimitBytes ? { PYTHON_SESSION_MEMORY_LIMIT: String(Math.floor(options.memoryLimitBytes)) } : {}),
         // debugpy warns on stderr about frozen modules at every start; the note is noise here.
         PYDEVD_DISABLE_FILE_VALIDATION: '1',
       },
-      // stdin closed; stdout/stderr to the log; fd 3 the lifeline (POSIX only).
-      stdio: isWindows ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'pipe'],
+      // stdout/stderr to the log; fd 3 the lifeline (POSIX only).
+      stdio: lifeline ? [options.stdin, 'pipe', 'pipe', 'pipe'] : [options.stdin, 'pipe', 'pipe'],
       detached: !isWindows, // a new session and process group: signals can reach user code's children
       windowsHide: true,
     });
@@ -109,7 +125,7 @@ export class KernelProcess extends EventEmitter {
     child.stdout?.on('data', (chunk: Buffer) => log.write(chunk));
     child.stderr?.on('data', (chunk: Buffer) => log.write(chunk));
     child.once('error', (error) => {
-      log.write(Buffer.from(`failed to start ${options.interpreter}: ${error.message}\n`));
+      log.write(Buffer.from(`failed to start ${interpreter}: ${error.message}\n`));
       proc.emit('spawn-error', error);
     });
     return proc;

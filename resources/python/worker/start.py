@@ -11,8 +11,8 @@ SUPPORTED = "CPython 3.8 to 3.13"
 if sys.version_info < (3, 8):
     version = "%d.%d.%d" % tuple(sys.version_info[:3])
     sys.stderr.write(
-        "python-session-worker: unsupported Python %s at %s. The built-in worker runs on %s; "
-        "choose one of those, or install ipykernel into this one.\n" % (version, sys.executable, SUPPORTED)
+        "python-session-worker: unsupported Python %s at %s. Python Session runs code in %s; "
+        "choose one of those.\n" % (version, sys.executable, SUPPORTED)
     )
     sys.exit(3)
 
