@@ -105,7 +105,8 @@ export function anthropicStandIn(script: Step[], record: (line: RecordLine) => v
     }
     const main = (body.tools ?? []).some((t) => t.name === 'Bash' || t.name === 'Read');
     const step = main ? readConversation(body) : undefined;
-    record({ kind: 'request', method: 'POST', url, role: main ? 'main' : 'side', step });
+    const loaded = (body.tools ?? []).map((t) => t.name).filter((name) => name.startsWith('mcp__python-session__')).map((name) => name.slice('mcp__python-session__'.length));
+    record({ kind: 'request', method: 'POST', url, role: main ? 'main' : 'side', step, ...(main ? { loaded } : {}) });
     const reply = step === undefined ? ({ kind: 'text', text: 'Python session test' } as Reply) : replyFor(step);
     const model = body.model ?? 'claude-stand-in';
     if (body.stream) return stream(response, model, reply, n);

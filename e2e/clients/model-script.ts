@@ -38,7 +38,8 @@ export interface ForwardedResult {
  * milliseconds since the session started (for reading a slow run, never for assertions).
  */
 export type RecordLine = (
-  | { kind: 'request'; method: string; url: string; role: 'main' | 'side' | 'probe'; step?: number }
+  /** `loaded`: this server's tools the client put in the request itself, not behind its search. */
+  | { kind: 'request'; method: string; url: string; role: 'main' | 'side' | 'probe'; step?: number; loaded?: string[] }
   | { kind: 'result'; result: ForwardedResult }
   | { kind: 'client-start' }
   | { kind: 'client-exit'; code: number | null; signal: string | null; timedOut: boolean }

@@ -1,6 +1,7 @@
 /** Data, estimation and chart tools: thin MCP faces over the Python helpers that run in the kernel. */
 import { z } from 'zod';
 import { helperResult } from './code-tools.js';
+import { discoveryMeta } from './tool-discovery.js';
 import { REPLACES } from './tool-annotations.js';
 import { OLS_SCHEMA } from './ols-schema.js';
 import { guarded, sessionArg, type ToolRegistrar } from './tool-context.js';
@@ -24,6 +25,7 @@ export const registerAnalysisTools: ToolRegistrar = (server, context) => {
         session: sessionArg,
       },
       annotations: REPLACES,
+      _meta: discoveryMeta('load_data'),
     },
     (args) => guarded(() => helperResult(context, args.session, 'load_data', { path: args.path, name: args.name, format: args.format ?? null, options: args.options ?? {} })),
   );
@@ -35,6 +37,7 @@ export const registerAnalysisTools: ToolRegistrar = (server, context) => {
       description: 'Write (export) a DataFrame or Series from the session to a file — CSV, Excel, Stata, Parquet, JSON… — by extension unless `format` says. Creates missing folders; replaces a file of the same kind and refuses to overwrite one of a different kind.',
       inputSchema: { name: z.string().min(1).max(1000).describe('Variable holding the DataFrame.'), path, format: z.enum(FORMATS).optional(), session: sessionArg },
       annotations: REPLACES,
+      _meta: discoveryMeta('save_data'),
     },
     (args) => guarded(() => helperResult(context, args.session, 'save_data', { name: args.name, path: args.path, format: args.format ?? null })),
   );
@@ -58,6 +61,7 @@ export const registerAnalysisTools: ToolRegistrar = (server, context) => {
       },
       outputSchema: OLS_SCHEMA,
       annotations: REPLACES,
+      _meta: discoveryMeta('ols'),
     },
     (args) =>
       guarded(() =>
@@ -81,6 +85,7 @@ export const registerAnalysisTools: ToolRegistrar = (server, context) => {
       description: 'Save the current matplotlib figure (the latest plot or chart) to a file (PNG, SVG or PDF by extension), creating missing folders and replacing a file of that name. Returns the path and size. Plots drawn by run_python are already shown and kept automatically; use this to write one where the user wants it.',
       inputSchema: { path, dpi: z.number().int().min(10).max(2400).optional(), session: sessionArg },
       annotations: REPLACES,
+      _meta: discoveryMeta('save_figure'),
     },
     (args) => guarded(() => helperResult(context, args.session, 'save_figure', { path: args.path, dpi: args.dpi ?? null })),
   );

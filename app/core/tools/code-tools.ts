@@ -4,6 +4,7 @@ import { outputText } from '../kernel/outputs.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
 import { callHelper, ToolCallError } from './python-bridge.js';
 import { recordToolCode } from '../sessions/tool-record.js';
+import { discoveryMeta } from './tool-discovery.js';
 import { READS, RUNS_CODE } from './tool-annotations.js';
 import { runPython, waitForRun, whenFree } from './runs.js';
 import { contentResult, dataResult, errorResult, guarded, sessionArg, sessionFor, textResult, type ToolContext, type ToolRegistrar, type ToolResult } from './tool-context.js';
@@ -56,12 +57,18 @@ export const registerCodeTools: ToolRegistrar = (server, context) => {
     'Long output is cut, with a file holding all of it. A run still going after wait_s goes on: the reply gives its output so far and a run id for wait_for_run. Cancelling while it waits interrupts it. Runs with the user\'s rights.';
   server.registerTool(
     'run_python',
-    { title: 'Run Python code', description: runDescription, inputSchema: runShape, annotations: RUNS_CODE },
+    { title: 'Run Python code', description: runDescription, inputSchema: runShape, annotations: RUNS_CODE, _meta: discoveryMeta('run_python') },
     (args, extra) => guarded(() => runPython(context, args, extra)),
   );
   server.registerTool(
     'execute_code',
-    { title: 'Execute Python code', description: `Same as run_python (kept for clients configured for the earlier tool). ${runDescription}`, inputSchema: runShape, annotations: RUNS_CODE },
+    {
+      title: 'Execute Python code',
+      // Short on purpose: a copy of run_python's text would outrank the other tools in every search that matches it.
+      description: 'The same as run_python, under the name the earlier Python tool used (kept so that existing client configs work). Prefer run_python; it takes the same arguments and answers the same way.',
+      inputSchema: runShape,
+      annotations: RUNS_CODE,
+    },
     (args, extra) => guarded(() => runPython(context, args, extra)),
   );
   server.registerTool(
@@ -76,6 +83,7 @@ export const registerCodeTools: ToolRegistrar = (server, context) => {
         session: sessionArg,
       },
       annotations: READS,
+      _meta: discoveryMeta('wait_for_run'),
     },
     (args, extra) => guarded(() => waitForRun(context, args, extra)),
   );

@@ -9,6 +9,7 @@ import type { Session } from '../sessions/session.js';
 import { recordRestart } from '../sessions/tool-record.js';
 import { helperResult } from './code-tools.js';
 import { firstLine } from './runs.js';
+import { discoveryMeta } from './tool-discovery.js';
 import { ADDS, ENDS, READS, REMOTE } from './tool-annotations.js';
 import { errorResult, guarded, sessionArg, textResult, type ToolContext, type ToolRegistrar } from './tool-context.js';
 
@@ -87,6 +88,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
         'Overview: which Python interpreter runs the code and why it was chosen, its version and key packages (ipykernel, pandas, numpy, statsmodels, matplotlib…), and the session\'s kernel state, pid, memory, uptime and execution count. Call it first when unsure what environment you are in.',
       inputSchema: { session: sessionArg },
       annotations: READS,
+      _meta: discoveryMeta('python_status'),
     },
     (args) =>
       guarded(async () => {
@@ -310,6 +312,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
       description: 'Stop the running code (interrupt it, like Ctrl-C): a run that takes too long, hangs, or was left going. Variables are kept. If it ignores the interrupt (a blocking C call), the kernel is restarted and you are told what was lost.',
       inputSchema: { session: sessionArg },
       annotations: ENDS,
+      _meta: discoveryMeta('interrupt_kernel'),
     },
     (args) =>
       guarded(async () => {
