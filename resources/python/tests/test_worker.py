@@ -392,6 +392,20 @@ class Errors(WorkerTestCase):
         self.assertEqual(error["evalue"], "invalid syntax")
         self.assertIn("Cell In[%d], line 2\n" % run.reply["execution_count"], "".join(error["traceback"]))
 
+    def test_ipython_syntax_is_explained(self):
+        for code in ("%timeit 1 + 1", "!ls", "len?"):
+            error = self.daemon.execute(code).of("error")[0]
+            self.assertEqual(error["ename"], "SyntaxError", code)
+            self.assertIn("need ipykernel", error["evalue"], code)
+
+    def test_python_s_own_sigint_handler_is_replaced_by_the_worker_s_after_the_cell(self):
+        # Python's handler raises anywhere, so a SIGINT as the worker sends a reply would cut it short.
+        self.run_ok("import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)")
+        run = self.run_ok("signal.getsignal(signal.SIGINT) is signal.default_int_handler")
+        self.assertEqual(run.result()["text/plain"], "False")
+        os.killpg(self.daemon.proc.pid, signal.SIGINT)
+        self.assertEqual(self.run_ok("'answered'").result()["text/plain"], "'answered'")
+
     def test_chained_exceptions_show_both(self):
         run = self.daemon.execute("try:\n    1/0\nexcept Exception as e:\n    raise ValueError('outer') from e")
         joined = "".join(run.of("error")[0]["traceback"])

@@ -146,5 +146,15 @@ def describe(exc, cells, compiling=False):
         entries.append("%s: %s" % (name, message) if message else name)
     evalue = _text(exc)
     if compiling and isinstance(exc, SyntaxError):
-        evalue = exc.msg or evalue
+        evalue = (exc.msg or evalue) + _magic_hint(exc)
+        entries[-1] += _magic_hint(exc)
     return {"ename": type(exc).__name__, "evalue": evalue, "traceback": entries}
+
+
+def _magic_hint(exc):
+    """IPython syntax (%magic, !shell, obj?) fails here: say why, once, in the message itself."""
+    line = (getattr(exc, "text", None) or "").strip()
+    if line.startswith(("%", "!")) or (line.endswith("?") and not line.startswith("#")):
+        return (" (IPython's %magics, !shell commands and ? help need ipykernel; this session runs on "
+                "Python Session's built-in worker: use plain Python, e.g. subprocess.run for a command)")
+    return ""

@@ -240,6 +240,8 @@ class Worker:
         else:
             filename = "<python-session-call>"
         value, error, compiling = self.runner.run(code, filename, interactive=not silent)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            interrupts.install()  # raising between cells would cut a reply short; ours raises in user code alike
         if error is None and value is not Runner.NOTHING and value is not None and not silent \
                 and not ends_with_semicolon(code):
             error = self._show_result(value, count, store, parent)
