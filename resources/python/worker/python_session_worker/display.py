@@ -5,7 +5,7 @@ what ``python_session._publish`` uses when IPython is absent:
 ``sys.modules['python_session_worker.display'].display(bundle, raw=True)``.
 """
 import base64
-import uuid
+import os
 
 # The forms a value may offer, as IPython's formatters look for them (text/plain is repr).
 _METHODS = (
@@ -106,7 +106,7 @@ class DisplayHandle:
     """What ``display(..., display_id=True)`` returns: update the output in place."""
 
     def __init__(self, display_id=None):
-        self.display_id = display_id or uuid.uuid4().hex
+        self.display_id = display_id or os.urandom(16).hex()
 
     def display(self, obj, **kwargs):
         display(obj, display_id=self.display_id, **kwargs)

@@ -7,7 +7,6 @@ The worker's own frames are left out.
 """
 import linecache
 import os
-import traceback
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _REPEATS_SHOWN = 3
@@ -129,6 +128,8 @@ def _chain(exc):
 
 def describe(exc, cells, compiling=False):
     """Jupyter error content for an exception raised by (or compiling) a cell."""
+    import traceback  # only when something failed: it costs milliseconds at start
+
     entries = []
     for error, sentence in _chain(exc):
         if sentence and entries:

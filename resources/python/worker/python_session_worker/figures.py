@@ -7,8 +7,6 @@ last is kept in ``sys.modules['_python_session_figures'].last`` for ``save_figur
 resources/python/kernel_startup.py does in ipykernel kernels). Nothing is imported here
 until user code imports matplotlib.
 """
-import importlib.abc
-import importlib.util
 import os
 import sys
 import types
@@ -23,11 +21,14 @@ def _after_import(name, fn):
         fn(sys.modules[name])
         return
 
-    class WatchImport(importlib.abc.MetaPathFinder):
+    # A finder needs only find_spec; importlib.abc would cost tens of milliseconds at every start.
+    class WatchImport:
         def find_spec(self, fullname, path, target=None):
             if fullname != name:
                 return None
             sys.meta_path.remove(self)
+            import importlib.util
+
             spec = importlib.util.find_spec(fullname)
             if spec is None or spec.loader is None:
                 return spec

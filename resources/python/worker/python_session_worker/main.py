@@ -14,7 +14,6 @@ import signal
 import socket
 import sys
 import threading
-import traceback
 import types
 
 from . import display, errors, streams
@@ -301,6 +300,8 @@ class Worker:
 
     def _note(self, what):
         try:
+            import traceback
+
             self.log.write("python-session-worker: %s:\n%s" % (what, traceback.format_exc()))
             self.log.flush()
         except Exception:
