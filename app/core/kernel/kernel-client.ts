@@ -10,25 +10,14 @@ import { randomUUID } from 'node:crypto';
 import * as zmq from 'zeromq';
 import { createMessage, decodeMessage, encodeMessage, Signer, type JsonObject, type JupyterMessage } from '../wire/index.js';
 import { channelUrl, type ConnectionInfo } from './connection-info.js';
+import { reasonOf, silentLogger, type EngineLogger } from './logger.js';
+import { awaitReady, ReadinessError } from './readiness.js';
+import { MessageRouter, type IopubHandler, type KernelInfo, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from './transport.js';
 
-export type RequestChannel = 'shell' | 'control';
-export type IopubHandler = (message: JupyterMessage) => void;
+export type { IopubHandler, KernelInfo, RequestChannel } from './transport.js';
 
 /** How long a receive loop may run without letting the rest of the event loop in. */
 const YIELD_AFTER_MS = 20;
-
-export interface KernelInfo {
-  protocol_version?: string;
-  implementation?: string;
-  language_info?: { name?: string; version?: string };
-  banner?: string;
-  [key: string]: unknown;
-}
-
-interface PendingReply {
-  resolve: (message: JupyterMessage) => void;
-  reject: (error: Error) => void;
-}
 
 export class KernelClientClosedError extends Error {
   constructor(reason = 'the kernel connection was closed') {
@@ -47,7 +36,7 @@ class SendQueue {
   }
 }
 
-export class KernelClient extends EventEmitter {
+export class KernelClient extends EventEmitter<TransportEvents> implements KernelTransport {
   readonly session = randomUUID();
   /** Messages dropped because their signature did not verify. */
   badSignatures = 0;
@@ -60,11 +49,13 @@ export class KernelClient extends EventEmitter {
   private readonly stdin: zmq.Dealer;
   private readonly iopub: zmq.Subscriber;
   private readonly sendQueues: Record<RequestChannel, SendQueue>;
-  private readonly pending = new Map<string, PendingReply>();
-  private readonly iopubHandlers = new Map<string, IopubHandler>();
+  private readonly router = new MessageRouter();
   private closed = false;
 
-  constructor(readonly info: ConnectionInfo) {
+  constructor(
+    readonly info: ConnectionInfo,
+    private readonly logger: EngineLogger = silentLogger,
+  ) {
     super();
     this.signer = new Signer(Buffer.from(info.key, 'utf8'), info.signature_scheme);
     const routingId = this.session;
@@ -79,14 +70,18 @@ export class KernelClient extends EventEmitter {
     this.stdin.connect(channelUrl(info, 'stdin'));
     this.iopub.connect(channelUrl(info, 'iopub'));
     this.sendQueues = { shell: new SendQueue(this.shell), control: new SendQueue(this.control) };
-    void this.receiveLoop(this.shell, (message) => this.onReply(message));
-    void this.receiveLoop(this.control, (message) => this.onReply(message));
+    void this.receiveLoop(this.shell, (message) => this.router.reply(message));
+    void this.receiveLoop(this.control, (message) => this.router.reply(message));
     void this.receiveLoop(this.stdin, (message) => this.onStdin(message));
-    void this.receiveLoop(this.iopub, (message) => this.onIopub(message));
+    void this.receiveLoop(this.iopub, (message) => this.emit('iopub', message, this.router.iopub(message)));
   }
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
   }
 
   private async receiveLoop(socket: zmq.Dealer | zmq.Subscriber, handle: (message: JupyterMessage) => void): Promise<void> {
@@ -104,37 +99,22 @@ export class KernelClient extends EventEmitter {
         frames = await socket.receive();
       } catch (error) {
         if (this.closed || socket.closed) return;
-        this.emit('socket-error', error);
+        this.logger.write('warn', `kernel socket error: ${reasonOf(error)}`);
         continue;
       }
       const decoded = decodeMessage(frames, this.signer);
       if (!decoded.ok) {
         if (decoded.reason === 'bad-signature') this.badSignatures++;
         else this.malformed++;
-        this.emit('dropped', decoded);
+        this.logger.write('warn', `kernel message dropped: ${decoded.reason}`);
         continue;
       }
       try {
         handle(decoded.message);
       } catch (error) {
-        this.emit('handler-error', error);
+        this.logger.write('error', `handling a ${decoded.message.header.msg_type} message failed: ${reasonOf(error)}`);
       }
     }
-  }
-
-  private onReply(message: JupyterMessage): void {
-    const id = message.parent_header.msg_id;
-    const waiter = id ? this.pending.get(id) : undefined;
-    if (!waiter) return; // a reply to a request we gave up on
-    this.pending.delete(id!);
-    waiter.resolve(message);
-  }
-
-  private onIopub(message: JupyterMessage): void {
-    const parent = message.parent_header.msg_id;
-    const handler = parent ? this.iopubHandlers.get(parent) : undefined;
-    if (handler) handler(message);
-    this.emit('iopub', message, handler !== undefined);
   }
 
   private onStdin(message: JupyterMessage): void {
@@ -145,84 +125,39 @@ export class KernelClient extends EventEmitter {
     }
   }
 
-  /** Routes iopub messages whose parent is `msgId` to `handler` until removed. */
   onParent(msgId: string, handler: IopubHandler): () => void {
-    this.iopubHandlers.set(msgId, handler);
-    return () => this.iopubHandlers.delete(msgId);
+    return this.router.onParent(msgId, handler);
   }
 
-  /** Sends a request; `reply` resolves with the kernel's reply message. */
-  request(channel: RequestChannel, msgType: string, content: JsonObject, beforeSend?: (msgId: string) => void) {
+  request(channel: RequestChannel, msgType: string, content: JsonObject, beforeSend?: (msgId: string) => void): SentRequest {
     const message = createMessage(msgType, this.session, content);
     const msgId = message.header.msg_id;
     beforeSend?.(msgId);
-    const reply = new Promise<JupyterMessage>((resolve, reject) => {
-      if (this.closed) return reject(new KernelClientClosedError());
-      this.pending.set(msgId, { resolve, reject });
-      this.sendQueues[channel].send(encodeMessage(message, this.signer)).catch((error) => {
-        this.pending.delete(msgId);
-        reject(error);
-      });
+    if (this.closed) return { msgId, reply: Promise.reject(new KernelClientClosedError()) };
+    const reply = this.router.expectReply(msgId, (fail) => {
+      this.sendQueues[channel].send(encodeMessage(message, this.signer)).catch(fail);
     });
     return { msgId, reply };
   }
 
-  /** Stops waiting for a reply (e.g. the kernel died); the promise rejects with `error`. */
-  abandon(msgId: string, error: Error): void {
-    const waiter = this.pending.get(msgId);
-    this.pending.delete(msgId);
-    this.iopubHandlers.delete(msgId);
-    waiter?.reject(error);
+  abandon(msgId: string, error?: Error): void {
+    this.router.abandon(msgId, error);
   }
 
-  /**
-   * Sends kernel_info_request until both a reply and an iopub status for one of
-   * them arrive. A SUB socket connects asynchronously: the first idle can be
-   * published before our subscription lands, and waiting for it would hang.
-   */
+  /** The shared readiness handshake, with the intervals a kernel on this machine answers in. */
   async waitForReady(timeoutMs: number, isAlive: () => boolean = () => true): Promise<KernelInfo> {
-    const deadline = Date.now() + timeoutMs;
-    const ids = new Set<string>();
-    let info: KernelInfo | null = null;
-    let sawStatus = false;
-    const statusSeen = (message: JupyterMessage) => {
-      if (message.header.msg_type === 'status' && ids.has(message.parent_header.msg_id ?? '')) sawStatus = true;
-    };
-    this.on('iopub', statusSeen);
     try {
-      let interval = 50;
-      while (!(info && sawStatus)) {
-        if (this.closed) throw new KernelClientClosedError();
-        if (!isAlive()) throw new Error('the kernel process exited while starting');
-        if (Date.now() > deadline) throw new Error(`the kernel did not answer kernel_info_request within ${Math.round(timeoutMs / 1000)} s`);
-        const { msgId, reply } = this.request('shell', 'kernel_info_request', {}, (id) => ids.add(id));
-        const got = await Promise.race([reply, delay(interval).then(() => null)]);
-        if (got) info = got.content as KernelInfo;
-        else this.abandonQuietly(msgId);
-        if (info && !sawStatus) await delay(Math.min(interval, 100));
-        interval = Math.min(interval * 2, 500);
-      }
-      return info;
-    } finally {
-      this.off('iopub', statusSeen);
+      return await awaitReady(this, { timeoutMs, firstIntervalMs: 50, maxIntervalMs: 500, stopped: () => (isAlive() ? null : 'the kernel process exited while starting') });
+    } catch (error) {
+      if (error instanceof ReadinessError && error.kind === 'closed') throw new KernelClientClosedError();
+      throw error;
     }
-  }
-
-  private abandonQuietly(msgId: string): void {
-    this.pending.delete(msgId);
   }
 
   close(reason?: string): void {
     if (this.closed) return;
     this.closed = true;
-    const error = new KernelClientClosedError(reason);
-    for (const waiter of this.pending.values()) waiter.reject(error);
-    this.pending.clear();
-    this.iopubHandlers.clear();
+    this.router.failAll(new KernelClientClosedError(reason));
     for (const socket of [this.shell, this.control, this.stdin, this.iopub]) socket.close();
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -23,10 +23,24 @@ export interface Incarnation {
 /** How the Python helpers reach a kernel: imported from this machine's files, or sent as source. */
 export type HelperTransport = 'local-path' | 'inline-source';
 
+export type ConnectionState = 'connected' | 'reconnecting' | 'gone' | 'closed';
+
+/** The way to a kernel that can drop and come back (a server's WebSocket). */
+export interface ConnectionStatus {
+  state: ConnectionState;
+  /** Epoch ms of the last change. */
+  since: number;
+  /** Why it dropped, for 'reconnecting' and 'gone'. */
+  reason?: string;
+  attempts: number;
+  lastError?: string;
+  nextAttemptAt?: number;
+}
+
 /** Where a kernel runs, for people and for status: this machine, or a named server. */
 export type KernelPlace =
   | { kind: 'local'; label: 'local' }
-  | { kind: 'remote'; label: string; serverName: string; serverUrl: string; kernelId: string; kernelName: string }
+  | { kind: 'remote'; label: string; serverName: string; serverUrl: string; kernelId: string; kernelName: string; connection: ConnectionStatus }
   | { kind: 'worker'; label: string };
 
 /**
@@ -39,6 +53,10 @@ export type Recovery = 'supervisor' | 'provisioner' | 'none';
 export interface KernelDeath {
   /** What happened, in plain words without tool names: "the kernel exited with code 3". */
   what: string;
+  /** The first line of the account, where "The Python kernel died: <what>." does not say it best. */
+  headline?: string;
+  /** What comes next, where the default for its recovery does not say it best. */
+  nextStep?: string;
   exit: ExitInfo | null;
   /** The last lines of the kernel's own output, when they can be seen. */
   lastLines: string[];
@@ -48,16 +66,14 @@ export interface KernelDeath {
 }
 
 export type ProvisionerEvents = {
-  /** The kernel process is gone (exited, killed after hanging, lost by its server). */
+  /** The kernel process is gone (exited, killed after hanging, lost by its server; with recovery 'none', for good). */
   died: [death: KernelDeath];
-  /** The way to the kernel went, the kernel itself may run on; the provisioner reconnects. */
-  disconnected: [reason: string];
-  /** The run in flight was ended from the kernel's side (its server shutting it down). */
-  'run-ended-there': [what: string];
+  /** The way to the kernel went, the kernel itself may run on; the provisioner reconnects. `account`: what that means for a run. */
+  disconnected: [account: string];
+  /** The run in flight was ended from the kernel's side (its server shutting it down): what happened, and what comes next. */
+  'run-ended-there': [headline: string, nextStep: string];
   /** A way to the kernel again: after 'disconnected', or a new process after a death it recovers from. */
   connected: [incarnation: Incarnation, freshProcess: boolean];
-  /** The kernel cannot be reached any more and nobody will bring it back (an attached kernel gone). */
-  gone: [what: string];
 };
 
 export interface KernelProvisioner extends EventEmitter<ProvisionerEvents> {
@@ -65,10 +81,12 @@ export interface KernelProvisioner extends EventEmitter<ProvisionerEvents> {
   readonly owned: boolean;
   readonly helperTransport: HelperTransport;
   readonly place: KernelPlace;
-  /** The interrupt grace period when none is configured (a slow network deserves more). */
-  readonly defaultInterruptGraceMs: number;
-  /** Whether to wait for execute_input before interrupting (a signal before it would be lost). */
-  readonly interruptWaitsForStart: boolean;
+  /**
+   * Its kernels can be shut down from elsewhere, and are interrupted first (a Jupyter server
+   * stopping): a KeyboardInterrupt nobody here asked for then waits a moment for the end that
+   * may follow, so that is what the caller is told.
+   */
+  readonly endedFromElsewhere: boolean;
   readonly pid: number | undefined;
   /** How another client would attach to this kernel (a connection file, "<server>:<id>"). */
   readonly connectionFile: string | undefined;
@@ -86,8 +104,13 @@ export interface KernelProvisioner extends EventEmitter<ProvisionerEvents> {
   available(): Promise<Incarnation>;
   /** Delivers an interrupt (a signal to the process group, interrupt_request, a REST call). */
   interrupt(current: Incarnation | null): Promise<void>;
-  /** The transport lost the output of a run: drop it and get a new one (its reply came, so the kernel lives). */
-  outputLost(incarnation: Incarnation, reason: string): void;
+  /**
+   * The transport lost the output of a run (its reply came, none of its iopub): drop it and get
+   * a new one, announced with 'connected'. Returns the account for the run.
+   */
+  outputLost(incarnation: Incarnation): string;
+  /** What to tell when a restart is asked of a kernel that is not ours (where it was started). */
+  restartRefusal(): string;
   /**
    * Ends the kernel for good (an attached one is only disconnected). `polite`: ask it first.
    * Bounded in time; never throws.

@@ -1,14 +1,15 @@
 /**
- * What a session needs of its kernel, wherever it runs: a local ipykernel
- * process (Kernel) or a kernel on a Jupyter Server (RemoteKernel). Events:
- * 'state' (KernelState), 'died' (KernelDiedError), 'restarted' ({cause, lostNames}).
+ * What a session needs of its kernel, wherever it runs: every kind is a KernelSupervisor over a
+ * provisioner and a transport (Kernel on this machine, RemoteKernel on a Jupyter server, the
+ * built-in worker). Its events are typed (KernelEvents): 'state', 'died', 'restarted'.
  */
 import type { EventEmitter } from 'node:events';
-import type { ExecuteOptions, KernelState } from './kernel.js';
-import type { KernelInfo } from './kernel-client.js';
+import type { HelperTransport, KernelPlace } from './provisioner.js';
+import type { ExecuteOptions, KernelEvents, KernelState } from './supervisor.js';
+import type { KernelInfo } from './transport.js';
 import type { ExecutionResult } from './outputs.js';
 
-export interface SessionKernel extends EventEmitter {
+export interface SessionKernel extends EventEmitter<KernelEvents> {
   /** Started by us (ours to restart and kill), or attached to someone else's. */
   readonly owned: boolean;
   readonly state: KernelState;
@@ -23,10 +24,12 @@ export interface SessionKernel extends EventEmitter {
   readonly executionCount: number;
   /** Where it runs, for people: "local", or the remote server's name and URL. */
   readonly location: string;
+  /** Where it runs, as data: this machine, a server (its name, URL, kernel id and connection), the worker. */
+  readonly place: KernelPlace;
   /** The registered name of the remote server it runs on (see ServerRegistry); undefined for a local kernel. */
   readonly serverName?: string;
   /** How the Python helpers reach it: imported from this machine's files, or sent as source. */
-  readonly helperTransport: 'local-path' | 'inline-source';
+  readonly helperTransport: HelperTransport;
   /** The kernel's own recent stdout/stderr lines, when we can see them. */
   readonly logLines: string[];
   execute(code: string, options?: ExecuteOptions): Promise<ExecutionResult>;

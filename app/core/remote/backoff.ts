@@ -14,21 +14,3 @@ export function backoffDelay(attempt: number, options: BackoffOptions = {}, rand
   const ceiling = Math.min(max, initial * 2 ** Math.max(0, attempt - 1));
   return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
-
-/** A timer that can be cut short (shutdown must not wait out a 15 s backoff). */
-export function cancellableDelay(ms: number): { done: Promise<void>; cancel: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  let finish!: () => void;
-  const done = new Promise<void>((resolve) => {
-    finish = resolve;
-    timer = setTimeout(resolve, ms);
-    timer.unref();
-  });
-  return {
-    done,
-    cancel: () => {
-      clearTimeout(timer);
-      finish();
-    },
-  };
-}

@@ -22,10 +22,11 @@ import { KernelMessage } from '@jupyterlab/services';
 import { deserialize, serialize } from '@jupyterlab/services/lib/kernel/serialize.js';
 import WebSocket from 'ws';
 import type { JsonObject, JupyterMessage } from '../wire/index.js';
+import { reasonOf, silentLogger, type EngineLogger } from '../kernel/logger.js';
+import { MessageRouter, type IopubHandler, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/transport.js';
 import { JupyterApi, RemoteServerError } from './jupyter-api.js';
 
-export type RemoteChannelName = 'shell' | 'control';
-export type IopubHandler = (message: JupyterMessage) => void;
+export type RemoteChannelName = RequestChannel;
 
 export interface ChannelOptions {
   /** Time allowed for the WebSocket handshake. */
@@ -36,22 +37,23 @@ export interface ChannelOptions {
   pingTimeoutMs?: number;
   /** Answer incoming data at once with an unsolicited pong (see above; default true). */
   promptAcks?: boolean;
+  logger?: EngineLogger;
 }
 
 export class ChannelClosedError extends Error {}
-
-interface Pending {
-  resolve: (message: JupyterMessage) => void;
-  reject: (error: Error) => void;
-}
 
 const PROTOCOLS = Object.values(KernelMessage.supportedKernelWebSocketProtocols) as string[];
 /** Outputs can be large (a figure, a wide table); ws's default 100 MiB would close the socket on one. */
 const MAX_PAYLOAD = 1024 * 1024 * 1024;
 
-export class KernelChannel extends EventEmitter {
-  private readonly pending = new Map<string, Pending>();
-  private readonly iopubHandlers = new Map<string, IopubHandler>();
+/** A reply with none of its output this long after it: the server stopped relaying the kernel's output. */
+const OUTPUT_WATCHDOG_MS = 5000;
+
+export class KernelChannel extends EventEmitter<TransportEvents> implements KernelTransport {
+  /** Nothing here is signed by us: the server verifies the kernel's messages. */
+  readonly badSignatures = 0;
+  readonly outputWatchdogMs = OUTPUT_WATCHDOG_MS;
+  private readonly router = new MessageRouter();
   private pingTimer: NodeJS.Timeout | undefined;
   private pongDeadline: NodeJS.Timeout | undefined;
   private closedReason: string | null = null;
@@ -129,33 +131,21 @@ export class KernelChannel extends EventEmitter {
   }
 
   /** Sends a request; `reply` settles with its reply, or rejects when the connection goes first. */
-  request(channel: RemoteChannelName, msgType: string, content: JsonObject, beforeSend?: (msgId: string) => void) {
+  request(channel: RemoteChannelName, msgType: string, content: JsonObject, beforeSend?: (msgId: string) => void): SentRequest {
     const message = KernelMessage.createMessage({ msgType: msgType as never, channel: channel as 'shell', session: this.clientSession, content: content as never });
     const msgId = message.header.msg_id;
     beforeSend?.(msgId);
-    const reply = new Promise<JupyterMessage>((resolve, reject) => {
-      if (this.closedReason !== null) return reject(new ChannelClosedError(this.closedReason));
-      this.pending.set(msgId, { resolve, reject });
-      this.sendMessage(message, (error) => {
-        this.pending.delete(msgId);
-        reject(new ChannelClosedError(`sending failed: ${error.message}`));
-      });
-    });
+    if (this.closedReason !== null) return { msgId, reply: Promise.reject(new ChannelClosedError(this.closedReason)) };
+    const reply = this.router.expectReply(msgId, (fail) => this.sendMessage(message, (error) => fail(new ChannelClosedError(`sending failed: ${error.message}`))));
     return { msgId, reply };
   }
 
-  /** Routes iopub messages whose parent is `msgId` to `handler` until removed. */
   onParent(msgId: string, handler: IopubHandler): () => void {
-    this.iopubHandlers.set(msgId, handler);
-    return () => this.iopubHandlers.delete(msgId);
+    return this.router.onParent(msgId, handler);
   }
 
-  /** Stops waiting for a request's reply and output. */
   abandon(msgId: string, error?: Error): void {
-    const waiter = this.pending.get(msgId);
-    this.pending.delete(msgId);
-    this.iopubHandlers.delete(msgId);
-    if (error) waiter?.reject(error);
+    this.router.abandon(msgId, error);
   }
 
   /** Closes the socket on our side: no 'dropped' event. */
@@ -204,18 +194,14 @@ export class KernelChannel extends EventEmitter {
       // The JSON framing sends text frames as strings; the v1 protocol is always binary.
       decoded = deserialize(isBinary ? (raw as ArrayBuffer) : (Buffer.from(raw as ArrayBuffer).toString('utf8') as unknown as ArrayBuffer), this.ws.protocol);
     } catch (error) {
-      this.emit('malformed', error);
+      (this.options.logger ?? silentLogger).write('warn', `a malformed message from kernel ${this.kernelId} was dropped: ${reasonOf(error)}`);
       return;
     }
     const message = toJupyterMessage(decoded);
     switch (decoded.channel) {
-      case 'iopub': {
-        const parent = message.parent_header.msg_id;
-        const handler = parent ? this.iopubHandlers.get(parent) : undefined;
-        handler?.(message);
-        this.emit('iopub', message, handler !== undefined);
+      case 'iopub':
+        this.emit('iopub', message, this.router.iopub(message));
         return;
-      }
       case 'stdin':
         // We always send allow_stdin=false; a kernel that asks anyway gets an empty line, not a hang.
         if (message.header.msg_type === 'input_request') {
@@ -223,13 +209,8 @@ export class KernelChannel extends EventEmitter {
           this.sendMessage(reply, () => undefined);
         }
         return;
-      default: {
-        const id = message.parent_header.msg_id;
-        const waiter = id ? this.pending.get(id) : undefined;
-        if (!waiter) return; // a reply to a request we gave up on
-        this.pending.delete(id!);
-        waiter.resolve(message);
-      }
+      default:
+        this.router.reply(message); // false for a reply to a request we gave up on
     }
   }
 
@@ -243,10 +224,7 @@ export class KernelChannel extends EventEmitter {
     // 'dropped' first, so the kernel can fail its running call with the whole story before the
     // bare "connection closed" of the pending reply reaches it.
     if (!byUs) this.emit('dropped', reason);
-    const error = new ChannelClosedError(reason);
-    for (const waiter of this.pending.values()) waiter.reject(error);
-    this.pending.clear();
-    this.iopubHandlers.clear();
+    this.router.failAll(new ChannelClosedError(reason));
   }
 }
 

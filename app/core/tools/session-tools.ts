@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { formatBytes, formatDuration, residentBytes } from '../kernel/process-stats.js';
 import { listInterpreters, probeInterpreter } from '../interpreters/index.js';
 import { describeServers, formatOffers } from '../remote/kernelspecs.js';
-import { RemoteKernel } from '../remote/remote-kernel.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
 import type { Session } from '../sessions/session.js';
 import { recordRestart } from '../sessions/tool-record.js';
@@ -43,13 +42,14 @@ async function kernelFacts(session: Session) {
 
 function remoteFacts(session: Session) {
   const kernel = session.kernel;
-  if (!(kernel instanceof RemoteKernel)) return null;
-  const c = kernel.connection;
+  const place = kernel.place;
+  if (place.kind !== 'remote') return null;
+  const c = place.connection;
   return {
-    server: kernel.serverName,
-    url: kernel.serverUrl,
-    kernel_id: kernel.kernelId,
-    kernel_name: kernel.kernelName,
+    server: place.serverName,
+    url: place.serverUrl,
+    kernel_id: place.kernelId,
+    kernel_name: place.kernelName,
     attach_as: kernel.connectionFile,
     python_version: kernel.kernelInfo?.language_info?.version ?? null,
     connection: c.state,
