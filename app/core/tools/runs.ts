@@ -92,7 +92,9 @@ export function outcomeResult(outcome: RunOutcome, handle: RunHandle): ToolResul
     ...(outcome.warnings.length ? { warnings: outcome.warnings } : {}),
   };
   if (outcome.kind === 'died') {
-    const died = errorResult(outcome.error.message, { status: 'died', lost_names: outcome.error.lostNames, restarted: outcome.error.restarted, ...noted });
+    // The kernel's account names no tool; what to call next is said here.
+    const nextCall = outcome.error.next === 'check-then-rerun' ? '\nCheck with kernel_status before running it again.' : outcome.error.next === 'not-ours' ? '\nAttach with connect_to_kernel, or start one with start_kernel.' : outcome.error.next === 'gave-up' ? '\nStart it again with restart_kernel once the cause is fixed.' : '';
+    const died = errorResult(outcome.error.message + nextCall, { status: 'died', lost_names: outcome.error.lostNames, restarted: outcome.error.restarted, ...noted });
     return { ...died, content: [...before, ...died.content, ...warnings] };
   }
   const { result, figures } = outcome;
