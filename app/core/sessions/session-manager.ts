@@ -11,7 +11,10 @@ import { expandHome } from '../home-path.js';
 import { Kernel, type KernelOptions } from '../kernel/kernel.js';
 import { KernelStartError } from '../kernel/launch.js';
 import { findKernelSpec } from '../kernel/kernelspec.js';
-import { chooseInterpreter, ipykernelInstallCommand, type Choice } from '../interpreters/index.js';
+import { chooseInterpreter, ipykernelInstallCommand, probeInterpreter, type Choice } from '../interpreters/index.js';
+import type { SessionKernel } from '../kernel/session-kernel.js';
+import { WorkerKernel } from '../worker/worker-kernel.js';
+import { chooseEngine, EngineChoiceError, type EngineChoice } from './engine-choice.js';
 import { RemoteKernel, type RemoteKernelOptions } from '../remote/remote-kernel.js';
 import { ServerRegistry, parseRemoteKernelRef } from '../remote/server-registry.js';
 import type { Settings } from '../settings/settings.js';
@@ -103,7 +106,19 @@ export class SessionManager extends EventEmitter {
     if (!this.options.settings.warmOnConnect(this.env)) return;
     const choice = await this.chosenInterpreter().catch(() => null);
     if (!choice || this.sessions.has(DEFAULT_SESSION)) return;
+    // The pool holds ipykernel processes; a worker starts in a tenth of a second on its own.
+    if ((await this.engineFor(choice.interpreter.path).catch(() => null))?.engine !== 'ipykernel') return;
     this.pool.prewarm(this.localLaunchOptions(choice.interpreter.path, cwd, {}));
+  }
+
+  private get probeCache(): string {
+    return join(this.options.stateDir, 'interpreter-probes.json');
+  }
+
+  /** Which engine a new session in this interpreter runs on, and why (PYTHON_MCP_ENGINE forces one). */
+  async engineFor(interpreter: string): Promise<EngineChoice> {
+    const probe = await probeInterpreter(interpreter, { cacheFile: this.probeCache });
+    return chooseEngine({ hasIpykernel: probe.packages['ipykernel'] != null, forced: this.env.PYTHON_MCP_ENGINE, installCommand: ipykernelInstallCommand(interpreter) });
   }
 
   /** What a local kernel is started with; the warm pool keys on it, so prewarm and launch share it. */
@@ -125,8 +140,9 @@ export class SessionManager extends EventEmitter {
       env: this.env,
       savedChoice: this.options.settings.get('interpreter'),
       markedEnvs: this.options.settings.get('markedEnvs'),
-      requireIpykernel: true,
-      probe: { cacheFile: join(this.options.stateDir, 'interpreter-probes.json') },
+      // Any Python runs code: ipykernel where it is installed, the built-in worker elsewhere.
+      requireIpykernel: this.env.PYTHON_MCP_ENGINE?.trim().toLowerCase() === 'ipykernel',
+      probe: { cacheFile: this.probeCache },
     }));
     choice.catch(() => {
       if (this.choice === choice) this.choice = null; // try again next time, the user may have fixed it
@@ -251,16 +267,25 @@ export class SessionManager extends EventEmitter {
     }
     const dir = join(this.options.stateDir, 'sessions', name);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    let kernel: Kernel;
+    // A kernelspec is a Jupyter kernel by definition; otherwise the interpreter decides.
+    let engine: EngineChoice;
     try {
-      kernel = await Kernel.start({ ...this.localLaunchOptions(interpreter, cwd, extra), logPath: join(dir, 'kernel.log') });
+      engine = request.kernelName ? { engine: 'ipykernel', reason: 'a Jupyter kernelspec was asked for' } : await this.engineFor(interpreter);
+    } catch (error) {
+      if (error instanceof EngineChoiceError) throw new SessionError(error.message);
+      throw error;
+    }
+    let kernel: SessionKernel;
+    try {
+      const options = { ...this.localLaunchOptions(interpreter, cwd, extra), logPath: join(dir, 'kernel.log') };
+      kernel = engine.engine === 'worker' ? await WorkerKernel.start({ ...options, launcher: undefined }) : await Kernel.start(options);
     } catch (error) {
       if (error instanceof KernelStartError && error.missingIpykernel) {
         throw new SessionError(`${error.message} Install it with:\n  ${ipykernelInstallCommand(interpreter)}\nor choose another interpreter (list_interpreters).`);
       }
       throw error;
     }
-    return new Session(name, dir, kernel, { path: interpreter, reason }, cwd, cwdReason);
+    return new Session(name, dir, kernel, { path: interpreter, reason, engine }, cwd, cwdReason);
   }
 
   /** Binds a session to a kernel started elsewhere, by its connection file. */

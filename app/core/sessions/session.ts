@@ -12,11 +12,14 @@ import type { PythonErrorInfo } from '../kernel/error-text.js';
 import { FigureStore, IMAGE_TYPES, type SavedFigure } from './figure-store.js';
 import { SessionLog, SessionLogError, type LogEntry, type LogOutput } from './session-log.js';
 import { RunHandle, RunRegistry } from './run-handle.js';
+import type { EngineChoice } from './engine-choice.js';
 
 export interface SessionInterpreter {
   path: string;
   /** Why this interpreter was chosen, in words. */
   reason: string;
+  /** The engine that runs its code (local sessions): ipykernel, or the built-in worker. */
+  engine?: EngineChoice;
 }
 
 export interface SessionStarter {

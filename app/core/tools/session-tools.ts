@@ -27,6 +27,7 @@ async function kernelFacts(session: Session) {
     restarts: summary.restarts,
     interpreter: summary.interpreter?.path ?? null,
     interpreter_reason: summary.interpreter?.reason ?? null,
+    engine: summary.interpreter?.engine ? { name: summary.interpreter.engine.engine, reason: summary.interpreter.engine.reason, ipykernel_would_add: summary.interpreter.engine.upgrade ?? null } : null,
     connection_file: summary.connectionFile ?? null,
     cwd: summary.cwd ?? null,
     cwd_reason: summary.cwdReason ?? null,
@@ -70,11 +71,16 @@ function describeFacts(f: Awaited<ReturnType<typeof kernelFacts>>): string {
       : `  kernel pid ${f.pid ?? 'n/a'}, memory ${formatBytes(f.memory_bytes)}, ${up}`,
     r && r.connection !== 'connected' ? `  connection ${r.connection} since ${r.connection_since}${r.connection_problem ? `: ${r.connection_problem}` : ''}` : '',
     `  interpreter ${f.interpreter ?? 'unknown'}${f.interpreter_reason ? ` — ${f.interpreter_reason}` : ''}`,
+    f.engine ? `  engine ${engineName(f.engine.name)} — ${f.engine.reason}${f.engine.ipykernel_would_add ? `\n  ${f.engine.ipykernel_would_add}` : ''}` : '',
     f.running ? `  running${f.running.run ? ` run ${f.running.run}` : ''} for ${f.busy_for_s ?? 0} s, ${f.running.callers_waiting ? `${f.running.callers_waiting} call${f.running.callers_waiting === 1 ? '' : 's'} waiting` : 'no caller waiting'}: ${firstLine(f.running.code)}${f.queued_runs ? `; ${f.queued_runs} more queued` : ''}` : '',
     f.cwd ? `  working folder ${f.cwd}${f.cwd_reason ? ` — ${f.cwd_reason}` : ''} (relative paths resolve here)` : '',
   ]
     .filter(Boolean)
     .join('\n');
+}
+
+function engineName(engine: string): string {
+  return engine === 'worker' ? 'the built-in worker' : engine;
 }
 
 export const registerSessionTools: ToolRegistrar = (server, context: ToolContext) => {
@@ -117,6 +123,10 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
             lines.push(
               `Session "${name}" is not started${name === DEFAULT_SESSION ? ' (it starts on the first run_python)' : ''}.`,
               `Interpreter for new sessions: ${interpreterPath} — ${choice.reason}`,
+              ...(await sessions.engineFor(interpreterPath).then(
+                (engine) => [`Engine for new sessions: ${engineName(engine.engine)} — ${engine.reason}${engine.upgrade ? `\n${engine.upgrade}` : ''}`],
+                (error: Error) => [`Engine for new sessions: ${error.message}`],
+              )),
               `Working folder for new sessions: ${folder.path} — ${folder.reason} (relative paths resolve here)`,
             );
           } catch (error) {

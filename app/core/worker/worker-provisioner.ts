@@ -38,7 +38,8 @@ interface Live {
   killedBecause?: string;
 }
 
-const PLACE: KernelPlace = { kind: 'worker', label: 'local (built-in worker)' };
+// On this machine like a local ipykernel (paths, pids and folders mean the same); the engine is told apart in status.
+const PLACE: KernelPlace = { kind: 'worker', label: 'local' };
 
 export class WorkerProvisioner extends EventEmitter<ProvisionerEvents> implements KernelProvisioner {
   readonly owned = true;
