@@ -43,15 +43,16 @@ after(async () => {
 });
 
 describe('interpreters command', () => {
-  it('prints a table with kind, name, version, ipykernel and path, the choice and why', async () => {
+  it('prints a table with kind, name, version, ipykernel, engine and path, the choice and why', async () => {
     const { code, out } = await run([], ctxFor(j(tmp, 'good')));
     assert.equal(code, 0, out);
     assert.match(out, /^Found 3 Python interpreters in \d+ ms, without starting any of them\./);
-    assert.match(out, /KIND\s+NAME\s+VERSION\s+IPYKERNEL\s+PATH/);
+    assert.match(out, /KIND\s+NAME\s+VERSION\s+IPYKERNEL\s+ENGINE\s+PATH/);
     const row = out.split('\n').find((l) => l.startsWith('*'));
-    assert.match(row ?? '', /^\*\s+conda-base\s+base \(anaconda3\)\s+3\.11\.5\s+yes\s+\S+anaconda3\/bin\/python$/);
-    assert.match(out, /\n\s+conda-env\s+analysis \(anaconda3\)\s+3\.10\.13\s+no\s+/);
-    assert.match(out, /\n\s+venv\s+web\s+3\.12\.1\s+unknown\s+/);
+    assert.match(row ?? '', /^\*\s+conda-base\s+base \(anaconda3\)\s+3\.11\.5\s+yes\s+ipykernel\s+\S+anaconda3\/bin\/python$/);
+    assert.match(out, /\n\s+conda-env\s+analysis \(anaconda3\)\s+3\.10\.13\s+no\s+worker\s+/);
+    assert.match(out, /\n\s+venv\s+web\s+3\.12\.1\s+unknown\s+ipykernel or worker\s+/);
+    assert.match(out, /Engine: ipykernel — the interpreter has ipykernel/);
     assert.match(out, /Why:\s+conda base environment of anaconda3 at .* \(has ipykernel\)/);
     assert.match(out, /Has:\s+ipykernel 6\.29\.5, numpy 2\.0\.0/);
     assert.match(out, /Lacks:\s+pandas, statsmodels, matplotlib, openpyxl, pyarrow/);
@@ -75,12 +76,22 @@ describe('interpreters command', () => {
     assert.ok(typeof data.elapsedMs === 'number');
   });
 
-  it('exits 1 naming the install command when nothing has ipykernel, and lists what it skipped', async () => {
+  it('chooses a Python without ipykernel for the built-in worker, naming what ipykernel would add and its command', async () => {
     const { code, out } = await run([], ctxFor(j(tmp, 'bad')));
+    assert.equal(code, 0, out);
+    assert.match(out, /Engine: the built-in worker — the interpreter has no ipykernel.*\n\s+Installing ipykernel would add .*: \S+web\/bin\/python -m pip install ipykernel/);
+  });
+
+  it('with PYTHON_MCP_ENGINE=ipykernel, exits 1 naming the install command when nothing has ipykernel, and lists what it skipped', async () => {
+    const forced = (dir: string) => {
+      const ctx = ctxFor(dir);
+      return { ...ctx, env: { ...ctx.env, PYTHON_MCP_ENGINE: 'ipykernel' }, discovery: { ...ctx.discovery, env: { ...(ctx.discovery?.env ?? ctx.env), PYTHON_MCP_ENGINE: 'ipykernel' } } };
+    };
+    const { code, out } = await run([], forced(j(tmp, 'bad')));
     assert.equal(code, 1);
     assert.match(out, /No interpreter can be used: No Python with ipykernel was found\..*\n\s+\S+web\/bin\/python -m pip install ipykernel/s);
     assert.match(out, /Skipped 1:\n\s+\S+gone — broken virtual environment \(made from \/nowhere\)/);
-    const json = JSON.parse((await run(['--json'], ctxFor(j(tmp, 'bad')))).out);
+    const json = JSON.parse((await run(['--json'], forced(j(tmp, 'bad')))).out);
     assert.equal(json.chosen, null);
     assert.equal(json.error.code, 'no-ipykernel');
     assert.match(json.error.installCommand, /web\/bin\/python -m pip install ipykernel$/);

@@ -6,10 +6,12 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { currentPlatform, resolveStateDir } from '../../core/daemon/state-paths.js';
+import { chooseEngine, engineLabel, ipykernelRequired } from '../../core/sessions/engine-choice.js';
 import {
   chooseInterpreter,
   discoverInterpreters,
   InterpreterError,
+  ipykernelInstallCommand,
   PROBE_PACKAGES,
   type Choice,
   type Discovery,
@@ -47,6 +49,7 @@ const defaultIo: InterpretersCommandIo = {
 };
 
 interface Outcome {
+  env: NodeJS.ProcessEnv;
   discovery: Discovery;
   choice?: Choice;
   error?: InterpreterError | Error;
@@ -83,6 +86,11 @@ function ipykernelCell(i: Interpreter, choice: Choice | undefined): string {
   return i.hasIpykernel === undefined ? 'unknown' : i.hasIpykernel ? 'yes' : 'no';
 }
 
+function engineCell(i: Interpreter, o: Outcome): string {
+  const cell = ipykernelCell(i, o.choice);
+  return engineLabel(cell === 'unknown' ? undefined : cell === 'yes', o.env.PYTHON_MCP_ENGINE);
+}
+
 function displayName(i: Interpreter): string {
   if ((i.kind === 'conda-base' || i.kind === 'conda-env') && i.manager) return `${i.name} (${i.manager})`;
   if (i.kind === 'venv' && i.manager && i.manager !== 'venv') return `${i.name} (${i.manager})`;
@@ -102,7 +110,7 @@ function render(o: Outcome): string {
   const n = interpreters.length;
   out.push(`Found ${n} Python interpreter${n === 1 ? '' : 's'} in ${Math.round(elapsedMs)} ms, without starting any of them.`, '');
   if (n > 0) {
-    const rows = [[' ', 'KIND', 'NAME', 'VERSION', 'IPYKERNEL', 'PATH']];
+    const rows = [[' ', 'KIND', 'NAME', 'VERSION', 'IPYKERNEL', 'ENGINE', 'PATH']];
     for (const i of interpreters) {
       rows.push([
         isChosen(i, o.choice?.interpreter) ? '*' : ' ',
@@ -110,6 +118,7 @@ function render(o: Outcome): string {
         displayName(i),
         i.version ?? '?',
         ipykernelCell(i, o.choice),
+        engineCell(i, o),
         i.path,
       ]);
     }
@@ -125,6 +134,12 @@ function render(o: Outcome): string {
         `Python: ${c.probe.version} (${c.probe.implementation}, ${c.probe.platform})`,
         `Has:    ${have.join(', ') || 'none of the usual packages'}${missing.length ? `\nLacks:  ${missing.join(', ')}` : ''}`,
       );
+      try {
+        const engine = chooseEngine({ hasIpykernel: c.probe.packages['ipykernel'] != null, forced: o.env.PYTHON_MCP_ENGINE, installCommand: ipykernelInstallCommand(c.interpreter) });
+        out.push(`Engine: ${engine.engine === 'worker' ? 'the built-in worker' : 'ipykernel'} — ${engine.reason}${engine.upgrade ? `\n        ${engine.upgrade}` : ''}`);
+      } catch (err) {
+        out.push(`Engine: ${(err as Error).message}`);
+      }
     }
   } else if (o.error) {
     out.push(`No interpreter can be used: ${o.error.message}`);
@@ -139,7 +154,7 @@ function render(o: Outcome): string {
 function toJson(o: Outcome): unknown {
   const err = o.error;
   return {
-    interpreters: o.discovery.interpreters.map((i) => ({ ...i, ipykernel: ipykernelCell(i, o.choice), chosen: isChosen(i, o.choice?.interpreter) })),
+    interpreters: o.discovery.interpreters.map((i) => ({ ...i, ipykernel: ipykernelCell(i, o.choice), engine: engineCell(i, o), chosen: isChosen(i, o.choice?.interpreter) })),
     chosen: o.choice ? { path: o.choice.interpreter.path, reason: o.choice.reason, interpreter: o.choice.interpreter, probe: o.choice.probe ?? null, passedOver: o.choice.passedOver ?? [] } : null,
     error: err
       ? {
@@ -178,7 +193,7 @@ export async function interpretersCommand(
   const state = context.savedChoice !== undefined || context.markedEnvs !== undefined ? {} : await stateContext(env);
   const discoveryOpts: DiscoveryOptions = { ...context.discovery, env: context.discovery?.env ?? env };
   const discovery = await discoverInterpreters(discoveryOpts);
-  const outcome: Outcome = { discovery };
+  const outcome: Outcome = { env, discovery };
   if (choose) {
     try {
       outcome.choice = await chooseInterpreter({
@@ -188,6 +203,8 @@ export async function interpretersCommand(
         discovery: discoveryOpts,
         interpreters: discovery.interpreters,
         probe: context.probe ?? state.probe,
+        // The same rule as the daemon's: any Python runs code, on ipykernel or the built-in worker.
+        requireIpykernel: ipykernelRequired(env),
       });
     } catch (err) {
       outcome.error = err instanceof Error ? err : new Error(String(err));

@@ -30,3 +30,16 @@ export function chooseEngine(options: { hasIpykernel: boolean; forced?: string; 
   if (options.hasIpykernel) return { engine: 'ipykernel', reason: 'the interpreter has ipykernel' };
   return { engine: 'worker', reason: 'the interpreter has no ipykernel, so the built-in worker runs the code (nothing was installed)', upgrade };
 }
+
+/** Only a forced ipykernel makes an interpreter without it unusable (discovery then passes it over). */
+export function ipykernelRequired(env: NodeJS.ProcessEnv): boolean {
+  return env.PYTHON_MCP_ENGINE?.trim().toLowerCase() === 'ipykernel';
+}
+
+/** The engine an interpreter would run on, for listings: undefined `hasIpykernel` means not yet known. */
+export function engineLabel(hasIpykernel: boolean | undefined, forced?: string): string {
+  const f = forced?.trim().toLowerCase();
+  if (f === 'worker') return 'worker';
+  if (hasIpykernel === undefined) return f === 'ipykernel' ? 'ipykernel?' : 'ipykernel or worker';
+  return hasIpykernel ? 'ipykernel' : f === 'ipykernel' ? 'none (no ipykernel)' : 'worker';
+}

@@ -14,7 +14,7 @@ import { findKernelSpec } from '../kernel/kernelspec.js';
 import { chooseInterpreter, ipykernelInstallCommand, probeInterpreter, type Choice } from '../interpreters/index.js';
 import type { SessionKernel } from '../kernel/session-kernel.js';
 import { WorkerKernel } from '../worker/worker-kernel.js';
-import { chooseEngine, EngineChoiceError, type EngineChoice } from './engine-choice.js';
+import { chooseEngine, EngineChoiceError, ipykernelRequired, type EngineChoice } from './engine-choice.js';
 import { RemoteKernel, type RemoteKernelOptions } from '../remote/remote-kernel.js';
 import { ServerRegistry, parseRemoteKernelRef } from '../remote/server-registry.js';
 import type { Settings } from '../settings/settings.js';
@@ -141,7 +141,7 @@ export class SessionManager extends EventEmitter {
       savedChoice: this.options.settings.get('interpreter'),
       markedEnvs: this.options.settings.get('markedEnvs'),
       // Any Python runs code: ipykernel where it is installed, the built-in worker elsewhere.
-      requireIpykernel: this.env.PYTHON_MCP_ENGINE?.trim().toLowerCase() === 'ipykernel',
+      requireIpykernel: ipykernelRequired(this.env),
       probe: { cacheFile: this.probeCache },
     }));
     choice.catch(() => {

@@ -8,6 +8,7 @@ import type { Session } from '../sessions/session.js';
 import { recordRestart } from '../sessions/tool-record.js';
 import { helperResult } from './code-tools.js';
 import { firstLine } from './runs.js';
+import { engineLabel, IPYKERNEL_ADDS } from '../sessions/engine-choice.js';
 import { discoveryMeta } from './tool-discovery.js';
 import { ADDS, ENDS, READS, REMOTE } from './tool-annotations.js';
 import { errorResult, guarded, sessionArg, textResult, type ToolContext, type ToolRegistrar } from './tool-context.js';
@@ -175,7 +176,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
     {
       title: 'List Python interpreters',
       description:
-        'List the Python interpreters on this machine (conda base and envs, venvs, pyenv, uv, system), with version, kind and whether ipykernel is installed, and which one new sessions use and why. Pass one\'s path to start_kernel to use it. ' +
+        'List the Python interpreters on this machine (conda base and envs, venvs, pyenv, uv, system), with version, kind, whether ipykernel is installed and so which engine runs code there (ipykernel, or the built-in worker where it is missing), and which one new sessions use and why. Pass one\'s path to start_kernel to use it. ' +
         'Also lists each remote Jupyter server the user added: its kernelspecs (start_kernel(server=…, kernel_name=…)) and the kernels running there (connect_to_kernel(connection_file="<server>:<kernel id>")).',
       inputSchema: {},
       annotations: READS,
@@ -194,10 +195,13 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
           name: i.name,
           version: i.version ?? null,
           ipykernel: i.hasIpykernel === undefined ? 'unknown' : i.hasIpykernel ? 'yes' : 'no',
+          engine: engineLabel(i.hasIpykernel, sessions.env.PYTHON_MCP_ENGINE),
           chosen: i.path === chosenPath || i.aliases.includes(chosenPath ?? '\0'),
         }));
         const text = [
-          ...rows.map((r) => `${r.chosen ? '*' : ' '} ${r.kind.padEnd(11)} ${r.name.padEnd(18)} ${String(r.version ?? '?').padEnd(8)} ipykernel:${r.ipykernel.padEnd(8)} ${r.path}`),
+          ...rows.map((r) => `${r.chosen ? '*' : ' '} ${r.kind.padEnd(11)} ${r.name.padEnd(18)} ${String(r.version ?? '?').padEnd(8)} ipykernel:${r.ipykernel.padEnd(8)} engine:${r.engine.padEnd(10)} ${r.path}`),
+          '',
+          `Without ipykernel, code runs on the built-in worker (nothing is installed); ipykernel adds ${IPYKERNEL_ADDS}.`,
           '',
           choice instanceof Error ? `No interpreter can be chosen: ${choice.message}` : `* used for new sessions: ${choice.interpreter.path} — ${choice.reason}`,
           ...(remotes instanceof Error ? ['', `Remote Jupyter servers: ${remotes.message}`] : remotes.length ? ['', 'Remote Jupyter servers:', formatOffers(remotes)] : []),
