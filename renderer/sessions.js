@@ -115,6 +115,9 @@ function renderHeader(openNewSession) {
       'wide',
     ],
     ['Where', s.server ? `on ${s.server}` : 'local'],
+    s.engine
+      ? ['Engine', [s.engine.name === 'worker' ? 'built-in worker' : 'ipykernel', h('span', { class: 'fact-note' }, s.engine.upgrade ?? s.engine.reason)], s.engine.upgrade ? 'wide' : undefined]
+      : null,
     ['PID', s.pid ?? (s.owned ? '—' : 'attached')],
     ['Memory', bytes(s.memoryBytes)],
     ['Up', s.startedAt ? uptime(s.startedAt) : '—'],

@@ -28,6 +28,8 @@ export interface SessionView {
   memoryBytes: number | null;
   interpreter: string | null;
   interpreterReason: string | null;
+  /** 'ipykernel' or 'worker' for a session on this machine; why; and what installing ipykernel would add. */
+  engine: { name: string; reason: string; upgrade: string | null } | null;
   /** The remote Jupyter server it runs on, by its registered name; null on this machine. */
   server: string | null;
   pythonVersion: string | null;
@@ -152,6 +154,7 @@ export class PanelModel extends EventEmitter {
       memoryBytes: this.memory.get(summary.name) ?? null,
       interpreter: summary.interpreter?.path ?? null,
       interpreterReason: summary.interpreter?.reason ?? null,
+      engine: summary.interpreter?.engine ? { name: summary.interpreter.engine.engine, reason: summary.interpreter.engine.reason, upgrade: summary.interpreter.engine.upgrade ?? null } : null,
       server: summary.server ?? null,
       pythonVersion: session.kernel.kernelInfo?.language_info?.version ?? null,
       connectionFile: summary.connectionFile ?? null,
