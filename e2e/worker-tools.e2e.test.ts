@@ -49,6 +49,7 @@ for (const python of cases) {
       await mkdir(dir, { recursive: true });
       await writeFile(join(dir, 'small.csv'), CSV);
       assert.match(text(await call(client, 'python_status')), /engine for new sessions: the built-in worker/i);
+      await run("label = 'hello'"); // what each test checks survived it
     });
     after(async () => harness.close());
 
