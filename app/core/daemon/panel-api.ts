@@ -21,6 +21,9 @@
  *   GET  /api/interpreters                    discovered, chosen and why
  *   POST /api/interpreters/choose             {path | null}                   for new sessions
  *   POST /api/interpreters/rescan
+ *   POST /api/interpreters/install-plan       {path}                          the ipykernel install command, or why not
+ *   POST /api/interpreters/install            {path}                          run it (a person's click); output as `install` events
+ *   GET  /api/interpreters/install/:id        that install: output (bounded) and outcome
  *   GET  /api/servers                         remote Jupyter servers {name, url, hasToken, addedAt}
  *   POST /api/servers                         {name, url, token?}             add one, then check it answers
  *   GET  /api/servers/:name/check             does it answer, and with which kernelspecs
@@ -55,6 +58,7 @@ import { FileRefused, sendSessionFile } from './panel-files.js';
 import { listFigures, LogReader } from './panel-log.js';
 import type { PanelModel } from './panel-model.js';
 import { PanelServers, ServerRequestRefused } from './panel-servers.js';
+import { InstallRefused, PanelInstalls } from './panel-install.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -100,12 +104,15 @@ export class PanelApi {
   private readonly model: PanelModel;
   private readonly registration: Partial<PlatformContext>;
   private readonly servers: PanelServers;
+  private readonly installs: PanelInstalls;
 
   constructor(options: PanelApiOptions) {
     this.services = options.services;
     this.model = options.model;
     this.registration = options.registration ?? {};
     this.servers = new PanelServers({ registry: this.services.sessions.servers, sessions: () => this.services.sessions.list() });
+    // Install events are not session events; they go out on the same stream as the model's.
+    this.installs = new PanelInstalls({ sessions: this.services.sessions, stateDir: this.services.stateDir, publish: (event) => this.model.emit('event', event) });
     const name = '([^/]+)';
     this.route('GET', /^\/api\/health$/, () => ({ ok: true, pid: process.pid, version: packageVersion() }));
     this.route('GET', /^\/api\/state$/, () => this.snapshot());
@@ -122,6 +129,9 @@ export class PanelApi {
     this.route('GET', /^\/api\/interpreters$/, () => this.interpreters());
     this.route('POST', /^\/api\/interpreters\/choose$/, (r) => this.choose(r));
     this.route('POST', /^\/api\/interpreters\/rescan$/, () => this.rescan());
+    this.route('POST', /^\/api\/interpreters\/install-plan$/, async (r) => this.installs.plan((await r.body()).path));
+    this.route('POST', /^\/api\/interpreters\/install$/, async (r) => this.installs.start((await r.body()).path));
+    this.route('GET', new RegExp(`^/api/interpreters/install/${name}$`), (r) => this.installs.job(r.params[0]));
     this.route('GET', /^\/api\/servers$/, () => this.servers.list());
     this.route('POST', /^\/api\/servers$/, (r) => this.addServer(r));
     this.route('GET', new RegExp(`^/api/servers/${name}/check$`), (r) => this.servers.checkByName(r.params[0]));
@@ -402,6 +412,7 @@ function describeFailure(error: unknown): [number, string] {
   if (error instanceof ApiError) return [error.status, error.message];
   if (error instanceof FileRefused) return [error.status, error.message];
   if (error instanceof ServerRequestRefused) return [error.status, error.message];
+  if (error instanceof InstallRefused) return [error.status, error.message];
   if (error instanceof ServerRegistryError) return [400, error.message];
   // A kernelspec the server lacks or that is not Python is the request's fault; the rest
   // (unreachable, timed out, token refused, a server error) is the remote server's.
