@@ -3,6 +3,7 @@
 import { get, post } from './api.js';
 import { h, append, clear } from './dom.js';
 import { toast } from './ui.js';
+import { openInstallDialog } from './install-ipykernel.js';
 
 const KIND_LABEL = {
   'conda-base': 'conda base',
@@ -98,6 +99,18 @@ export class InterpretersView {
           h(
             'td',
             { class: 'row-action' },
+            i.ipykernel === 'no'
+              ? h(
+                  'button',
+                  {
+                    class: 'button small install-button',
+                    'aria-label': `Install ipykernel into ${i.name} (${i.path})`,
+                    title: 'Shows the command first; nothing runs until you confirm',
+                    onclick: () => openInstallDialog(i, () => this.load(true)),
+                  },
+                  'Install ipykernel',
+                )
+              : null,
             i.chosen
               ? h('span', { class: 'badge state-idle' }, h('span', { class: 'dot', 'aria-hidden': 'true' }), 'in use')
               : h(
