@@ -6,6 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Output } from '../kernel/outputs.js';
+import { TIMED_OUT, upTo } from '../timers.js';
 import type { RunOutcome } from './session.js';
 
 export type RunState = 'queued' | 'running' | 'done';
@@ -136,13 +137,8 @@ export class RunHandle extends EventEmitter {
   /** Waits for the end up to `ms`; undefined if the run is still going then. */
   async waitUpTo(ms: number): Promise<RunOutcome | undefined> {
     if (this.state === 'done') return this.done;
-    let timer: NodeJS.Timeout | undefined;
-    const elapsed = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-    try {
-      return await Promise.race([this.done, elapsed]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const outcome = await upTo(this.done, ms);
+    return outcome === TIMED_OUT ? undefined : outcome;
   }
 
   private finish(): void {
