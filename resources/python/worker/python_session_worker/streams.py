@@ -87,10 +87,14 @@ class FdCapture:
 
     def drain(self):
         """Queues what the running cell's pipes hold now, before the caller's own text."""
-        poll = self._poll
-        if poll is None or not poll.poll(0):
+        if self._poll is None:
             return
+        # Under the lock: a poll object refuses a second thread's poll() while one is in it
+        # ("concurrent poll() invocation"), and threads print at the same time as the cell.
         with self.lock:
+            poll = self._poll
+            if poll is None or not poll.poll(0):
+                return
             for entry in list(self._current):
                 if not self._take(entry, _DRAIN_LIMIT):
                     self._forget(entry)
