@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { hasModule, pyenvPython, pyenvVersions } from '../app/core/testing/interpreters-here.js';
+import { findPython2s, hasModule, pyenvPython, pyenvVersions } from '../app/core/testing/interpreters-here.js';
 import { TEST_PYTHON } from '../app/core/testing/test-python.js';
 import { call, createHarness, text, type Harness } from './support/mcp-harness.js';
 
@@ -74,3 +74,34 @@ for (const python of cases) {
     });
   });
 }
+
+/** Pythons too old for either engine: pyenv's 2.x and 3.0–3.7, and any Python 2 on PATH. */
+const tooOld = [
+  ...pyenvVersions()
+    .filter((v) => /^(2\.|3\.[0-7]\.)/.test(v))
+    .map((v) => ({ name: `pyenv ${v}`, path: pyenvPython(v), version: v })),
+  ...findPython2s()
+    .filter((p) => !p.source.startsWith('pyenv'))
+    .map((p) => ({ name: p.source, path: p.path, version: p.version })),
+].filter((p) => existsSync(p.path));
+if (!tooOld.length) test('a Python older than 3.8 is refused', { skip: 'no Python 2 or 3.0–3.7 here' }, () => undefined);
+
+describe('a Python older than 3.8 gets an error naming the versions that work', () => {
+  for (const python of tooOld) {
+    test(`${python.name}, with and without PYTHON_MCP_ENGINE=worker`, async () => {
+      for (const env of [{}, { PYTHON_MCP_ENGINE: 'worker' }] as Record<string, string>[]) {
+        const harness = await createHarness({ PYTHON_MCP_INTERPRETER: python.path, PYTHON_MCP_POOL_SIZE: '0', ...env });
+        try {
+          const client = await harness.connect('old-python');
+          const refused = await call(client, 'run_python', { code: '1 + 1' });
+          assert.equal(refused.isError, true);
+          assert.match(text(refused), new RegExp(`Python ${python.version.replace(/\./g, '\\.')} is too old: Python Session runs code in CPython 3\\.8 to 3\\.13`));
+          assert.match(text(refused), /built-in worker/);
+          assert.doesNotMatch(text(refused), /^2\n/);
+        } finally {
+          await harness.close();
+        }
+      }
+    });
+  }
+});

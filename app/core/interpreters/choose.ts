@@ -126,7 +126,7 @@ function missingIpykernel(who: string, interp: Interpreter, probe: Probe): Inter
 
 function assertRecentEnough(who: string, interp: Interpreter, probe: Probe): void {
   if (tooOld(probe.version)) {
-    const reason = `Python ${probe.version} is too old (ipykernel needs ${MIN_PYTHON} or newer)`;
+    const reason = `Python ${probe.version} is too old: Python Session runs code in CPython ${MIN_PYTHON} to 3.13 (on ipykernel, or on its built-in worker where ipykernel is missing); choose one of those`;
     throw new InterpreterError(`${who}: ${interp.path}: ${reason}`, { reason, code: 'too-old', interpreter: interp.path });
   }
 }
