@@ -13,6 +13,8 @@ import { runFirstCallBench } from './first-call.js';
 import { runInterpreterBench } from './interpreters.js';
 import { runMcpBench } from './mcp-path.js';
 import { remoteTable, runRemoteBench } from './remote-roundtrip.js';
+import { runWorkerBench, workerTable } from './worker-engine.js';
+import { runWorkerMcpBench, workerMcpTable } from './worker-mcp.js';
 import { median, quantile } from './stats.js';
 
 const python = process.env.PYTHON_SESSION_TEST_PYTHON || '/usr/bin/python3';
@@ -35,6 +37,10 @@ const remote = await runRemoteBench(python, runs).catch((error: Error) => {
   process.stderr.write(`remote benchmark skipped: ${error.message}\n`);
   return null;
 });
+
+process.stderr.write('built-in worker against ipykernel (engine, then MCP)…\n');
+const workerEngine = await runWorkerBench(python, runs);
+const workerMcp = await runWorkerMcpBench(python, runs);
 
 const jc = engine.jupyter_client;
 const rows: [string, string, string, string][] = [
@@ -61,7 +67,8 @@ const table = [
   ...rows.map((r) => `| ${r.join(' | ')} |`),
 ].join('\n');
 console.log(table);
+console.log(`\nBuilt-in worker (issue 16) against ipykernel, engine alone then through MCP (goals: start ≤ 150 ms, \`1+1\` through MCP no slower):\n\n${workerTable(workerEngine)}\n\n${workerMcpTable(workerMcp)}`);
 if (remote) console.log(`\nRemote kernel (Jupyter Server on loopback) against a local kernel:\n\n${remoteTable(remote)}`);
 const out = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'bench', 'results');
 mkdirSync(out, { recursive: true });
-writeFileSync(join(out, 'bench.json'), JSON.stringify({ date: new Date().toISOString(), python, engine, mcp, listing, first_call: firstCall, remote, table }, null, 1));
+writeFileSync(join(out, 'bench.json'), JSON.stringify({ date: new Date().toISOString(), python, engine, mcp, listing, first_call: firstCall, remote, worker_engine: workerEngine, worker_mcp: workerMcp, table }, null, 1));
