@@ -37,7 +37,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   return serveDaemon({
     background,
     stateDir,
-    services: () => createServices({ stateDir }),
+    services: ({ log }) => createServices({ stateDir, logger: log }),
     createMcpServer,
     // The panel starts with the daemon and ends with it; a panel that cannot start costs the
     // panel, never the MCP clients.

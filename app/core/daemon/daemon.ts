@@ -41,8 +41,11 @@ export type McpServerFactory<S> = (services: S, connection: { id: string; client
 
 export interface StartDaemonOptions<S extends DaemonServicesLike> {
   stateDir: string;
-  /** The services, or a function creating them — called only once this process holds the lock. */
-  services: S | (() => Promise<S>);
+  /**
+   * The services, or a function creating them — called only once this process holds the lock,
+   * with the daemon's log so the engine's events (a kernel died, a reconnection) reach daemon.log.
+   */
+  services: S | ((context: { log: DaemonLog }) => Promise<S>);
   createMcpServer: McpServerFactory<S>;
   /** Added to daemon.json and to `status` (the panel URL, ...). */
   extraInfo?: Record<string, unknown>;
@@ -167,7 +170,7 @@ class Daemon<S extends DaemonServicesLike> implements RunningDaemon<S> {
     // daemon at once; MCP connections wait for the services below.
     const services = this.options.services;
     try {
-      this.createdServices = typeof services === 'function' ? await (services as () => Promise<S>)() : services;
+      this.createdServices = typeof services === 'function' ? await (services as (context: { log: DaemonLog }) => Promise<S>)({ log: this.log }) : services;
     } catch (error) {
       this.settleServices.reject(error);
       throw error;

@@ -3,6 +3,7 @@
  * listens (in the foreground), and run until it is stopped. Shared by the real command and by
  * the test entry, which differ only in the services they pass.
  */
+import type { DaemonLog } from './daemon-log.js';
 import { startDaemon, type DaemonServicesLike, type McpServerFactory, type RunningDaemon } from './daemon.js';
 import { resolveStateDir } from './state-paths.js';
 
@@ -11,7 +12,8 @@ export interface ServeDaemonOptions<S extends DaemonServicesLike> {
   background: boolean;
   /** Defaults to the folder the environment names. */
   stateDir?: string;
-  services: () => Promise<S>;
+  /** Given the daemon's log, for the engine to write its events to. */
+  services: (context: { log: DaemonLog }) => Promise<S>;
   createMcpServer: McpServerFactory<S>;
   extraInfo?: Record<string, unknown>;
   /** Called once the daemon is up, e.g. to start the panel and `updateInfo` its URL. */

@@ -8,6 +8,7 @@ import { packageHomepage, packageVersion } from '../package-root.js';
 import { SessionManager } from '../sessions/session-manager.js';
 import { Settings } from '../settings/settings.js';
 import type { KernelOptions } from '../kernel/kernel.js';
+import type { EngineLogger } from '../kernel/logger.js';
 import { registerCodeTools } from '../tools/code-tools.js';
 import { registerRecordTools } from '../tools/record-tools.js';
 import { registerSessionTools } from '../tools/session-tools.js';
@@ -27,9 +28,10 @@ export interface DaemonServices {
 
 export { packageVersion };
 
-export async function createServices(options: { stateDir: string; env?: NodeJS.ProcessEnv; kernelOptions?: Partial<KernelOptions> }): Promise<DaemonServices> {
+/** `logger`: where kernel, remote and worker events go (the daemon passes its daemon.log). */
+export async function createServices(options: { stateDir: string; env?: NodeJS.ProcessEnv; kernelOptions?: Partial<KernelOptions>; logger?: EngineLogger }): Promise<DaemonServices> {
   const settings = new Settings(options.stateDir);
-  const sessions = new SessionManager({ stateDir: options.stateDir, settings, env: options.env, kernelOptions: options.kernelOptions });
+  const sessions = new SessionManager({ stateDir: options.stateDir, settings, env: options.env, kernelOptions: options.kernelOptions, logger: options.logger });
   const startedAt = Date.now();
   return {
     sessions,

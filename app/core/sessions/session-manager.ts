@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { expandHome } from '../home-path.js';
 import { Kernel, type KernelOptions } from '../kernel/kernel.js';
 import { KernelStartError } from '../kernel/launch.js';
+import type { EngineLogger } from '../kernel/logger.js';
 import { findKernelSpec } from '../kernel/kernelspec.js';
 import { chooseInterpreter, ipykernelInstallCommand, probeInterpreter, type Choice } from '../interpreters/index.js';
 import type { SessionKernel } from '../kernel/session-kernel.js';
@@ -47,6 +48,8 @@ export interface SessionManagerOptions {
   kernelOptions?: Partial<KernelOptions>;
   /** Overrides for kernels on remote servers (tests shorten backoff and waits). */
   remoteOptions?: Partial<RemoteKernelOptions>;
+  /** Where every kernel (local, remote, worker) writes its events: the daemon's log. */
+  logger?: EngineLogger;
 }
 
 export class SessionManager extends EventEmitter {
@@ -129,6 +132,7 @@ export class SessionManager extends EventEmitter {
       runtimeDir: this.runtimeDir,
       launcher: this.pool.launch,
       memoryLimitBytes: this.options.settings.memoryLimitBytes(this.env),
+      ...(this.options.logger ? { logger: this.options.logger } : {}),
       ...this.options.kernelOptions,
       ...extra,
     };
@@ -187,6 +191,7 @@ export class SessionManager extends EventEmitter {
       ...(local?.outputLimits ? { outputLimits: local.outputLimits } : {}),
       // Enterprise Gateway reads KERNEL_* launch settings from the start request, as Jupyter's gateway client sends them.
       kernelEnv: Object.fromEntries(Object.entries(this.env).filter((entry): entry is [string, string] => entry[0].startsWith('KERNEL_') && entry[1] !== undefined)),
+      ...(this.options.logger ? { logger: this.options.logger } : {}),
       ...this.options.remoteOptions,
       refreshServer: () => this.servers.find(serverName),
     };
@@ -303,7 +308,7 @@ export class SessionManager extends EventEmitter {
     const remote = parseRemoteKernelRef(file, (server) => this.servers.find(server) !== undefined);
     if (remote) return this.attachRemote(name, remote);
     const path = resolve(expandHome(file));
-    const kernel = await Kernel.connect(path, this.options.kernelOptions);
+    const kernel = await Kernel.connect(path, { ...(this.options.logger ? { logger: this.options.logger } : {}), ...this.options.kernelOptions });
     const dir = join(this.options.stateDir, 'sessions', name);
     const session = new Session(name, dir, kernel, { path: String(kernel.kernelInfo?.language_info?.version ? `python ${kernel.kernelInfo.language_info.version} (attached)` : 'attached kernel'), reason: `attached by connection file ${path}` }, undefined);
     this.add(session);
