@@ -271,9 +271,9 @@ describe('Install ipykernel from the Interpreters view, in Chromium', { skip: NO
       const real = join(home, '.venvs', 'real');
       execFileSync(python, ['-m', 'venv', real]);
       const venvPython = join(real, 'bin', 'python');
+      await openInterpreters();
       await page.click('#rescan');
       await page.locator('#rescan', { hasText: 'Rescan' }).waitFor();
-      await openInterpreters();
       await row(venvPython).waitFor();
       await clickInstall(venvPython);
       assert.equal(await dialog().locator('.install-command').innerText(), `${venvPython} -m pip install ipykernel`);
