@@ -38,7 +38,8 @@ import { packageVersion, type DaemonServices } from '../mcp/server.js';
 import { clearProbeCache, describeInterpreter, ipykernelInstallCommand, listInterpreters, probeInterpreter, InterpreterError } from '../interpreters/index.js';
 import { renderRecord, type RecordFormat } from '../sessions/notebook-export.js';
 import { liveRecordMeta, loggedRecordMeta } from '../sessions/record-meta.js';
-import { DEFAULT_SESSION, SESSION_NAME, SessionError } from '../sessions/session-manager.js';
+import { DEFAULT_SESSION, NoSuchSessionError, SESSION_NAME, SessionError } from '../sessions/session-manager.js';
+import { panelSessionErrorText } from './panel-error-words.js';
 import type { Session } from '../sessions/session.js';
 import { callHelper, ToolCallError } from '../tools/python-bridge.js';
 import { ServerRegistryError } from '../remote/server-registry.js';
@@ -417,7 +418,7 @@ function describeFailure(error: unknown): [number, string] {
   // A kernelspec the server lacks or that is not Python is the request's fault; the rest
   // (unreachable, timed out, token refused, a server error) is the remote server's.
   if (error instanceof RemoteServerError) return [error.kind === 'not-found' || error.kind === 'unsupported' ? 400 : 502, error.message];
-  if (error instanceof SessionError) return [/^No session named/.test(error.message) ? 404 : 400, error.message];
+  if (error instanceof SessionError) return [error instanceof NoSuchSessionError ? 404 : 400, panelSessionErrorText(error)];
   if (error instanceof ToolCallError) return [400, error.message];
   if (error instanceof InterpreterError) return [400, error.message];
   const message = error instanceof Error ? error.message : String(error);

@@ -21,11 +21,12 @@ import { ServerRegistry, parseRemoteKernelRef } from '../remote/server-registry.
 import type { Settings } from '../settings/settings.js';
 import { Session, type SessionStarter } from './session.js';
 import { WarmPool } from './warm-pool.js';
+import { NoSuchSessionError, SessionError } from './session-errors.js';
 
 export const DEFAULT_SESSION = 'default';
 export const SESSION_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-export class SessionError extends Error {}
+export { NoSuchSessionError, SessionError, type SessionNext } from './session-errors.js';
 
 export interface StartRequest {
   interpreter?: string;
@@ -85,9 +86,7 @@ export class SessionManager extends EventEmitter {
     const session = this.sessions.get(name);
     if (session) return session;
     const names = this.list().map((s) => s.name);
-    throw new SessionError(
-      `No session named "${name}". ${names.length ? `Sessions: ${names.join(', ')}.` : 'There are no sessions yet.'} Start one with start_kernel(session="${name}").`,
-    );
+    throw new NoSuchSessionError(`No session named "${name}". ${names.length ? `Sessions: ${names.join(', ')}.` : 'There are no sessions yet.'}`, name);
   }
 
   /** The session, starting the default one on first use (as `request` says: the client's folder). */
@@ -163,9 +162,7 @@ export class SessionManager extends EventEmitter {
     const existing = this.sessions.get(name) ?? (await this.starting.get(name)?.catch(() => undefined));
     if (existing) {
       const where = existing.kernel.location === 'local' ? (existing.kernel.owned ? `pid ${existing.kernel.pid}` : 'attached') : `on ${existing.kernel.location}`;
-      throw new SessionError(
-        `Session "${name}" already has a kernel (${where}, ${existing.interpreter?.path ?? 'unknown interpreter'}). Use restart_kernel, shut it down first, or choose another session name.`,
-      );
+      throw new SessionError(`Session "${name}" already has a kernel (${where}, ${existing.interpreter?.path ?? 'unknown interpreter'}).`, { kind: 'restart-or-rename', session: name });
     }
     const starting = this.launch(name, request);
     this.starting.set(name, starting);
@@ -199,7 +196,7 @@ export class SessionManager extends EventEmitter {
 
   private async launchRemote(name: string, request: StartRequest & { server: string }): Promise<Session> {
     if (request.interpreter) {
-      throw new SessionError(`"interpreter" names a Python on this machine; on server "${request.server}" choose a kernelspec with kernel_name instead (list_interpreters shows the server's).`);
+      throw new SessionError('"interpreter" names a Python on this machine', { kind: 'choose-kernelspec', server: request.server });
     }
     const server = this.servers.get(request.server);
     const dir = join(this.options.stateDir, 'sessions', name);
@@ -286,7 +283,7 @@ export class SessionManager extends EventEmitter {
       kernel = engine.engine === 'worker' ? await WorkerKernel.start({ ...options, launcher: undefined }) : await Kernel.start(options);
     } catch (error) {
       if (error instanceof KernelStartError && error.missingIpykernel) {
-        throw new SessionError(`${error.message} Install it with:\n  ${ipykernelInstallCommand(interpreter)}\nor choose another interpreter (list_interpreters).`);
+        throw new SessionError(error.message, { kind: 'install-ipykernel', command: ipykernelInstallCommand(interpreter) });
       }
       throw error;
     }

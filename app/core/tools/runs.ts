@@ -13,6 +13,7 @@ import { IMAGE_TYPES, type SavedFigure } from '../sessions/figure-store.js';
 import type { RunHandle } from '../sessions/run-handle.js';
 import type { RunOutcome, Session } from '../sessions/session.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
+import { kernelNextCall, toolErrorText } from './error-words.js';
 import { contentResult, errorResult, sessionFor, type Content, type ToolContext, type ToolResult } from './tool-context.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -68,7 +69,7 @@ async function waitAndAnswer(handle: RunHandle, waitS: number, extra: Extra, opt
     const outcome = await handle.waitUpTo(waitS * 1000);
     return outcome ? outcomeResult(outcome, handle) : stillGoingResult(handle);
   } catch (error) {
-    return errorResult(`Run ${handle.id} did not run: ${(error as Error).message}`, { run: handle.id, status: 'not run' });
+    return errorResult(`Run ${handle.id} did not run: ${toolErrorText(error)}`, { run: handle.id, status: 'not run' });
   } finally {
     untie();
     stopProgress();
@@ -93,7 +94,7 @@ export function outcomeResult(outcome: RunOutcome, handle: RunHandle): ToolResul
   };
   if (outcome.kind === 'died') {
     // The kernel's account names no tool; what to call next is said here.
-    const nextCall = outcome.error.next === 'check-then-rerun' ? '\nCheck with kernel_status before running it again.' : outcome.error.next === 'not-ours' ? '\nAttach with connect_to_kernel, or start one with start_kernel.' : outcome.error.next === 'gave-up' ? '\nStart it again with restart_kernel once the cause is fixed.' : '';
+    const nextCall = kernelNextCall(outcome.error.next);
     const died = errorResult(outcome.error.message + nextCall, { status: 'died', lost_names: outcome.error.lostNames, restarted: outcome.error.restarted, ...noted });
     return { ...died, content: [...before, ...died.content, ...warnings] };
   }

@@ -6,6 +6,7 @@ import type { Session } from '../sessions/session.js';
 import type { SessionManager, StartRequest } from '../sessions/session-manager.js';
 import type { Settings } from '../settings/settings.js';
 import { SESSION_NAME } from '../sessions/session-manager.js';
+import { toolErrorText } from './error-words.js';
 
 export interface ToolContext {
   sessions: SessionManager;
@@ -77,6 +78,6 @@ export async function guarded(run: () => Promise<ToolResult>): Promise<ToolResul
   try {
     return await run();
   } catch (error) {
-    return errorResult((error as Error).message || String(error));
+    return errorResult(toolErrorText(error));
   }
 }
