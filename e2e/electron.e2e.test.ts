@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { _electron, type ElectronApplication, type Page } from 'playwright-core';
-import { createServices, type DaemonServices } from '../app/core/mcp/server.js';
+import { createServices, type DaemonServices } from '../app/core/services.js';
 import { startPanelServer, type PanelServer } from '../app/core/daemon/panel-server.js';
 import { trayAvailability } from '../app/electron/electron-binary.js';
 import { cellGate } from '../app/core/testing/cell-gate.js';

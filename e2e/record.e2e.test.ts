@@ -18,7 +18,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Browser, Page } from 'playwright-core';
 import { call, createHarness, text, type CallResult, type Harness } from './support/mcp-harness.js';
 import { ARTIFACTS, NO_CHROMIUM, openRecordingPage, type RecordingPage } from './support/panel-browser.js';
-import { createMcpServer, createServices, type DaemonServices } from '../app/core/mcp/server.js';
+import { createMcpServer } from '../app/core/mcp/server.js';
+import { createServices, type DaemonServices } from '../app/core/services.js';
 import { startPanelServer, type PanelServer } from '../app/core/daemon/panel-server.js';
 import { TEST_PYTHON } from '../app/core/testing/test-python.js';
 

@@ -45,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case '--version':
     case '-v':
-      process.stdout.write(`${(await import('../core/mcp/server.js')).packageVersion()}\n`);
+      process.stdout.write(`${(await import('../core/package-root.js')).packageVersion()}\n`);
       return 0;
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);

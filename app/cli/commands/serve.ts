@@ -4,7 +4,8 @@
  * to daemon.log. If a daemon already serves this state folder, it says so and exits 0.
  */
 import { parseArgs } from 'node:util';
-import { createMcpServer, createServices } from '../../core/mcp/server.js';
+import { createMcpServer } from '../../core/mcp/server.js';
+import { createServices } from '../../core/services.js';
 import { serveDaemon } from '../../core/daemon/serve-daemon.js';
 import { startPanelServer } from '../../core/daemon/panel-server.js';
 import { resolveStateDir } from '../../core/daemon/state-paths.js';

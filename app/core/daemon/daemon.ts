@@ -30,7 +30,7 @@ import {
 import { currentPlatform, daemonFiles, ensurePrivateDir, type DaemonFiles, type PlatformContext } from './state-paths.js';
 import { packageVersion } from '../package-root.js';
 
-/** What the daemon needs of its services; the MCP server module's DaemonServices has this shape. */
+/** What the daemon needs of its services; app/core/services.ts' DaemonServices has this shape. */
 export interface DaemonServicesLike {
   shutdown(): Promise<void>;
   describe(): Promise<Record<string, unknown>>;

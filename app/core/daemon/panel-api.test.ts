@@ -6,7 +6,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServices, type DaemonServices } from '../mcp/server.js';
+import { createServices, type DaemonServices } from '../services.js';
 import { jupyterServerAvailable, startJupyterServer, type TestJupyterServer } from '../remote/testing/jupyter-server.js';
 import { TEST_PYTHON, markChildProcesses } from '../testing/test-python.js';
 import { waitFor } from '../testing/wait-for.js';

@@ -34,7 +34,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { packageVersion, type DaemonServices } from '../mcp/server.js';
+import { packageVersion } from '../package-root.js';
+import type { DaemonServices } from '../services.js';
 import { clearProbeCache, describeInterpreter, ipykernelInstallCommand, listInterpreters, probeInterpreter, InterpreterError } from '../interpreters/index.js';
 import { renderRecord, type RecordFormat } from '../sessions/notebook-export.js';
 import { liveRecordMeta, loggedRecordMeta } from '../sessions/record-meta.js';

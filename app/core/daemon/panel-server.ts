@@ -14,7 +14,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../package-root.js';
-import type { DaemonServices } from '../mcp/server.js';
+import type { DaemonServices } from '../services.js';
 import type { PlatformContext } from '../registration/index.js';
 import { PanelApi } from './panel-api.js';
 import { panelBaseUrl, panelUrl, removePanelAddress, writePanelAddress } from './panel-address.js';

@@ -1,14 +1,10 @@
 /**
- * The daemon's services (sessions, settings) and the MCP server built from the
- * tools. Each client connection gets its own McpServer over the same services,
- * so two clients can work in one kernel.
+ * The MCP server built from the tools. Each client connection gets its own McpServer over the
+ * same services (app/core/services.ts), so two clients can work in one kernel.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { packageHomepage, packageVersion } from '../package-root.js';
-import { SessionManager } from '../sessions/session-manager.js';
-import { Settings } from '../settings/settings.js';
-import type { KernelOptions } from '../kernel/kernel.js';
-import type { EngineLogger } from '../kernel/logger.js';
+import type { DaemonServices } from '../services.js';
 import { registerCodeTools } from '../tools/code-tools.js';
 import { registerRecordTools } from '../tools/record-tools.js';
 import { registerSessionTools } from '../tools/session-tools.js';
@@ -16,38 +12,6 @@ import { registerAnalysisTools } from '../tools/analysis-tools.js';
 import type { ToolContext, ToolRegistrar } from '../tools/tool-context.js';
 import { ClientFolder } from './client-folder.js';
 import { FolderNotices, noteSessionFolders } from './folder-notices.js';
-
-export interface DaemonServices {
-  sessions: SessionManager;
-  settings: Settings;
-  stateDir: string;
-  startedAt: number;
-  shutdown(): Promise<void>;
-  describe(): Promise<Record<string, unknown>>;
-}
-
-export { packageVersion };
-
-/** `logger`: where kernel, remote and worker events go (the daemon passes its daemon.log). */
-export async function createServices(options: { stateDir: string; env?: NodeJS.ProcessEnv; kernelOptions?: Partial<KernelOptions>; logger?: EngineLogger }): Promise<DaemonServices> {
-  const settings = new Settings(options.stateDir);
-  const sessions = new SessionManager({ stateDir: options.stateDir, settings, env: options.env, kernelOptions: options.kernelOptions, logger: options.logger });
-  const startedAt = Date.now();
-  return {
-    sessions,
-    settings,
-    stateDir: options.stateDir,
-    startedAt,
-    shutdown: () => sessions.shutdownAll(),
-    async describe() {
-      return {
-        version: packageVersion(),
-        started: new Date(startedAt).toISOString(),
-        sessions: sessions.list().map((s) => ({ name: s.name, state: s.state, pid: s.kernel.pid ?? null, interpreter: s.interpreter?.path ?? null })),
-      };
-    },
-  };
-}
 
 const REGISTRARS: ToolRegistrar[] = [registerSessionTools, registerCodeTools, registerAnalysisTools, registerRecordTools];
 
