@@ -8,7 +8,7 @@ import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sd
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { formatDuration } from '../kernel/process-stats.js';
 import type { ExecutionResult, Output } from '../kernel/outputs.js';
-import { runContent } from '../mcp/run-content.js';
+import { runContent } from './run-content.js';
 import { IMAGE_TYPES, type SavedFigure } from '../sessions/figure-store.js';
 import type { RunHandle } from '../sessions/run-handle.js';
 import type { RunOutcome, Session } from '../sessions/session.js';
