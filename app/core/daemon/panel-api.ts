@@ -42,7 +42,7 @@ import { liveRecordMeta, loggedRecordMeta } from '../sessions/record-meta.js';
 import { DEFAULT_SESSION, NoSuchSessionError, SESSION_NAME, SessionError } from '../sessions/session-manager.js';
 import { panelSessionErrorText } from './panel-error-words.js';
 import type { Session } from '../sessions/session.js';
-import { callHelper, ToolCallError } from '../tools/python-bridge.js';
+import { callHelper, ToolCallError } from '../kernel/helper-bridge.js';
 import { ServerRegistryError } from '../remote/server-registry.js';
 import { RemoteServerError } from '../remote/jupyter-api.js';
 import {

@@ -12,7 +12,7 @@ import { KernelDiedError } from '../kernel/kernel.js';
 import { outputText } from '../kernel/outputs.js';
 import { cellGate } from '../testing/cell-gate.js';
 import { waitFor } from '../testing/wait-for.js';
-import { callHelper } from '../tools/python-bridge.js';
+import { callHelper } from '../kernel/helper-bridge.js';
 import { JupyterApi, RemoteServerError } from './jupyter-api.js';
 import { RemoteConnectionLostError, RemoteKernel, type RemoteKernelOptions } from './remote-kernel.js';
 import { RemoteServer } from './server-registry.js';

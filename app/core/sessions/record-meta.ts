@@ -5,7 +5,7 @@
  * environment the latest tool entry recorded is used.
  */
 import { packageVersion } from '../package-root.js';
-import { callHelper } from '../tools/python-bridge.js';
+import { callHelper } from '../kernel/helper-bridge.js';
 import type { Session } from './session.js';
 import type { LogEntry, SessionEnvironment } from './session-log.js';
 import { loggedEnvironment, type RecordMeta } from './record-plan.js';

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { outputText } from '../kernel/outputs.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
-import { callHelper, ToolCallError } from './python-bridge.js';
-import { recordToolCode } from '../sessions/tool-record.js';
+import { callHelper, ToolCallError } from '../kernel/helper-bridge.js';
+import { recordToolCode, toolCodeFromPayload } from '../sessions/tool-record.js';
 import { discoveryMeta } from './tool-discovery.js';
 import { READS, RUNS_CODE } from './tool-annotations.js';
 import { runPython, waitForRun, whenFree } from './runs.js';
@@ -29,7 +29,8 @@ export async function helperResult(
     const printed = outputText(result.outputs).trim();
     const reply = printed ? `${result.text}\n\n${printed}` : result.text;
     // A tool that changed the namespace or files is logged as the plain code that does the same.
-    const logFailed = result.code && recordToolCode(session, tool, result.code, { client: context.clientName(), startedAt, report: reply });
+    const code = toolCodeFromPayload(result.payload);
+    const logFailed = code && recordToolCode(session, tool, code, { client: context.clientName(), startedAt, report: reply });
     const text = logFailed ? `${reply}\n\n${logFailed}` : reply;
     if (options.answer === 'data' && result.structured) return dataResult(text, printed ? { ...result.structured, printed } : result.structured);
     return textResult(text, result.structured ?? undefined);

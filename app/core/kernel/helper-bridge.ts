@@ -12,11 +12,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import type { ExecuteOptions } from '../kernel/kernel.js';
-import type { SessionKernel } from '../kernel/session-kernel.js';
-import { outputText, type ExecutionResult, type Output } from '../kernel/outputs.js';
+import type { ExecuteOptions } from './kernel.js';
+import type { SessionKernel } from './session-kernel.js';
+import { outputText, type ExecutionResult, type Output } from './outputs.js';
 import { pythonHelpersDir } from '../package-root.js';
-import { toolCodeFromPayload, type ToolCode } from '../sessions/tool-record.js';
 
 export const RESULT_MIME = 'application/vnd.python-session+json';
 
@@ -26,8 +25,11 @@ export interface ToolSuccess<S = Record<string, unknown>> {
   structured: S | null;
   /** Anything else the call printed or displayed (warnings, figures). */
   outputs: Output[];
-  /** The plain code of what the tool did, when it changed the namespace or files (for the session log). */
-  code: ToolCode | null;
+  /**
+   * The whole result bundle, for what the layers above read from it (the plain code of what the
+   * tool did, for the session log: sessions/tool-record.ts' toolCodeFromPayload).
+   */
+  payload: Record<string, unknown>;
 }
 
 export class ToolCallError extends Error {
@@ -193,5 +195,5 @@ export function readHelperResult<S>(result: ExecutionResult): ToolSuccess<S> {
     | { ok: true; text: string; structured: S | null; code?: string }
     | { ok: false; error: string; kind: string; install?: string | null };
   if (!payload.ok) throw new ToolCallError(payload.error, payload.kind, payload.install ?? null, others);
-  return { ok: true, text: payload.text, structured: payload.structured, outputs: others, code: toolCodeFromPayload(payload as unknown as Record<string, unknown>) };
+  return { ok: true, text: payload.text, structured: payload.structured, outputs: others, payload: payload as unknown as Record<string, unknown> };
 }
