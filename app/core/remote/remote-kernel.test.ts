@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { KernelDiedError } from '../kernel/kernel.js';
 import { outputText } from '../kernel/outputs.js';
 import { cellGate } from '../testing/cell-gate.js';
-import { waitFor } from '../testing/wait-for.js';
+import { waitFor, withDeadline } from '../testing/wait-for.js';
 import { callHelper } from '../kernel/helper-bridge.js';
 import { JupyterApi, RemoteServerError } from './jupyter-api.js';
 import { RemoteConnectionLostError, RemoteKernel, type RemoteKernelOptions } from './remote-kernel.js';
@@ -21,6 +21,9 @@ import { startTcpProxy, type TcpProxy } from './testing/tcp-proxy.js';
 
 // Skipped on a developer machine without the server; in CI (CI=true) a missing server fails the run instead.
 const skip = jupyterServerAvailable() || process.env.CI ? false : 'needs python3-jupyter-server (apt-get install python3-jupyter-server)';
+
+// A remote call that never settles must fail its test, not hang the file (and the suite) forever.
+const BOUNDED = { timeout: 60_000 };
 
 const FAST: RemoteKernelOptions = {
   interruptGraceMs: 3000,
@@ -51,17 +54,20 @@ describe('a kernel on a Jupyter server', { skip }, () => {
 
   after(async () => {
     let left: unknown[] = [];
+    let stuck: Error | null = null;
     try {
-      await kernel?.shutdown();
+      // Bounded: a kernel wedged by a failed test must not keep the file from ending.
+      await withDeadline(kernel?.shutdown() ?? Promise.resolve(), 'the kernel to shut down', 20_000).catch((error: Error) => (stuck = error));
       left = await api.kernels().catch(() => []); // a test that failed midway may have left the server stopped
     } finally {
-      await proxy?.close();
+      await proxy?.close(); // its connections go, and with them the kernel's WebSocket
       await server?.close();
     }
+    if (stuck) throw stuck;
     assert.deepEqual(left, [], 'shutdown ends the kernel on the server');
   });
 
-  test('says where it runs, and that it is ours', () => {
+  test('says where it runs, and that it is ours', BOUNDED, () => {
     assert.equal(kernel.location, `lab (${proxy.url})`);
     assert.equal(kernel.helperTransport, 'inline-source');
     assert.equal(kernel.pid, undefined);
@@ -72,7 +78,7 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     assert.match(String(kernel.kernelInfo?.language_info?.version), /^3\./);
   });
 
-  test('REPL display, print order and state across calls', async () => {
+  test('REPL display, print order and state across calls', BOUNDED, async () => {
     await kernel.execute('x = 40');
     const result = await kernel.execute("import sys\nprint('a')\nprint('b', file=sys.stderr)\nx + 2");
     assert.equal(result.status, 'ok');
@@ -81,20 +87,20 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     assert.ok(kernel.knownNames.includes('x'));
   });
 
-  test('errors name the line, after what was printed', async () => {
+  test('errors name the line, after what was printed', BOUNDED, async () => {
     const result = await kernel.execute("print('before')\nundefined_name");
     assert.equal(result.error?.message, "Python error: NameError on line 2: name 'undefined_name' is not defined");
     assert.equal(outputText(result.outputs), 'before\n');
   });
 
-  test('figures come back as PNG display data', async () => {
+  test('figures come back as PNG display data', BOUNDED, async () => {
     const result = await kernel.execute('import matplotlib.pyplot as plt\nplt.plot([1, 4, 9])\nplt.show()');
     const figure = result.outputs.find((o) => o.type === 'display_data');
     assert.ok(figure && figure.type === 'display_data' && typeof figure.data['image/png'] === 'string');
     assert.equal(Buffer.from(figure.data['image/png'] as string, 'base64').subarray(1, 4).toString(), 'PNG');
   });
 
-  test('output is streamed to the caller while the run goes on', async () => {
+  test('output is streamed to the caller while the run goes on', BOUNDED, async () => {
     // The cell goes on only once the test has seen its first line: held to the end, it never would.
     const gate = cellGate();
     const seen: string[] = [];
@@ -105,7 +111,7 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     assert.equal(seen.join(''), 'tick\ntock\n');
   });
 
-  test('interrupt stops a sleep and keeps the variables', async () => {
+  test('interrupt stops a sleep and keeps the variables', BOUNDED, async () => {
     await kernel.execute('kept_through_interrupt = 40');
     let sleeping!: () => void;
     const asleep = new Promise<void>((resolve) => (sleeping = resolve));
@@ -119,14 +125,14 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     assert.equal(outputText((await kernel.execute('kept_through_interrupt')).outputs), '40\n');
   });
 
-  test('a timeout interrupts the run', async () => {
+  test('a timeout interrupts the run', BOUNDED, async () => {
     const result = await kernel.execute('import time; time.sleep(60)', { timeoutMs: 800 });
     assert.equal(result.timedOut, true);
     assert.equal(result.error?.ename, 'KeyboardInterrupt', 'the interrupt, not the end of the sleep, ended the run');
     assert.notEqual(result.restarted, true, 'an interrupt was enough');
   });
 
-  test('the helpers arrive as source once per kernel process, and run with the remote packages', async () => {
+  test('the helpers arrive as source once per kernel process, and run with the remote packages', BOUNDED, async () => {
     await kernel.restart(); // a kernel process no helper call has reached yet
     await kernel.execute('x = 40');
     codeSent.length = 0;
@@ -140,7 +146,7 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     assert.equal(outputText(leaked.outputs), '[]\n', 'nothing bound in the user namespace');
   });
 
-  test('a restart by someone else is noticed by the helpers, which resend their source', async () => {
+  test('a restart by someone else is noticed by the helpers, which resend their source', BOUNDED, async () => {
     await callHelper(kernel, 'value', { expression: '1' }); // the helpers are loaded in this process
     await api.restart(kernel.kernelId); // behind the session's back: startedAt does not change
     // The server's output relay for this session reconnects to the new process on its own; until
@@ -157,7 +163,7 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     assert.ok(codeSent[1].includes('PythonSessionImporter'));
   });
 
-  test('restart loses the variables, says which, and the kernel goes on', async () => {
+  test('restart loses the variables, says which, and the kernel goes on', BOUNDED, async () => {
     await kernel.execute('keep_me = 1');
     const before = kernel.startedAt;
     const restarts = kernel.restartCount;
@@ -171,14 +177,14 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     assert.ok(codeSent[0].includes('PythonSessionImporter'), 'a new process gets the sources again');
   });
 
-  test('code that ignores the interrupt is stopped by a restart', async () => {
+  test('code that ignores the interrupt is stopped by a restart', BOUNDED, async () => {
     const result = await kernel.execute('import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(60)', { timeoutMs: 500 });
     assert.equal(result.timedOut, true);
     assert.equal(result.restarted, true);
     assert.equal(outputText((await kernel.execute('1 + 1')).outputs), '2\n');
   });
 
-  test('a kernel process that dies on the server is reported like a local crash', async () => {
+  test('a kernel process that dies on the server is reported like a local crash', BOUNDED, async () => {
     await kernel.execute('doomed = 1');
     const died = new Promise<KernelDiedError>((resolve) => kernel.once('died', resolve));
     const restartedEvent = new Promise<{ lostNames: string[] }>((resolve) => kernel.once('restarted', resolve));
@@ -193,7 +199,7 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     assert.equal(outputText((await kernel.execute('2 + 2')).outputs), '4\n');
   });
 
-  test('a dropped connection fails the run in flight at once, then comes back with the variables', async () => {
+  test('a dropped connection fails the run in flight at once, then comes back with the variables', BOUNDED, async () => {
     await kernel.execute('survivor = 7');
     const gate = cellGate();
     let entered!: () => void;
@@ -213,7 +219,7 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     assert.equal(gate.passed(), true, 'the code went on running on the server');
   });
 
-  test('while the network is down, a call waits a little, then says why nothing ran', async () => {
+  test('while the network is down, a call waits a little, then says why nothing ran', BOUNDED, async () => {
     await kernel.execute('outlasts_the_outage = 7');
     proxy.pause(true);
     proxy.cutAll();
@@ -224,7 +230,7 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     assert.equal(outputText((await kernel.execute('outlasts_the_outage')).outputs), '7\n');
   });
 
-  test('the server restarted mid-session: the run fails clearly, and a fresh kernel replaces the lost one', async () => {
+  test('the server restarted mid-session: the run fails clearly, and a fresh kernel replaces the lost one', BOUNDED, async () => {
     await kernel.execute('lost_in_restart = 1');
     const oldId = kernel.kernelId;
     const died = new Promise<KernelDiedError>((resolve) => kernel.once('died', resolve));
@@ -261,7 +267,7 @@ describe('attaching to a kernel already on the server', { skip }, () => {
     await server?.close();
   });
 
-  test('attach by id, share its namespace, detach without killing it', async () => {
+  test('attach by id, share its namespace, detach without killing it', BOUNDED, async () => {
     const model = await api.startKernel();
     const first = await RemoteKernel.attach(remote, model.id, FAST);
     assert.equal(first.owned, false);
@@ -275,7 +281,7 @@ describe('attaching to a kernel already on the server', { skip }, () => {
     await api.shutdown(model.id);
   });
 
-  test('an unknown id lists the kernels that are there', async () => {
+  test('an unknown id lists the kernels that are there', BOUNDED, async () => {
     const model = await api.startKernel();
     await assert.rejects(RemoteKernel.attach(remote, 'no-such-kernel', FAST), (error: Error) => {
       assert.ok(error instanceof RemoteServerError && error.kind === 'not-found');
@@ -285,7 +291,7 @@ describe('attaching to a kernel already on the server', { skip }, () => {
     await api.shutdown(model.id);
   });
 
-  test('a wrong or missing token is refused with a message that says so, and never shows the token', async () => {
+  test('a wrong or missing token is refused with a message that says so, and never shows the token', BOUNDED, async () => {
     const wrong = 'wrong-token-1234567890';
     for (const bad of [new RemoteServer('lab', server.url, wrong), new RemoteServer('lab', server.url, undefined)]) {
       await assert.rejects(RemoteKernel.start(bad, {}, FAST), (error: Error) => {
@@ -299,11 +305,11 @@ describe('attaching to a kernel already on the server', { skip }, () => {
     assert.deepEqual(await api.kernels(), [], 'nothing was started');
   });
 
-  test('an unknown kernelspec lists the ones the server has', async () => {
+  test('an unknown kernelspec lists the ones the server has', BOUNDED, async () => {
     await assert.rejects(RemoteKernel.start(remote, { kernelName: 'julia-1.9' }, FAST), /has no kernelspec "julia-1.9"\. It has: python3 \(Python 3/);
   });
 
-  test('a kernelspec for another language is refused before anything starts', async () => {
+  test('a kernelspec for another language is refused before anything starts', BOUNDED, async () => {
     const dir = join(server.dir, 'data', 'kernels', 'fake-r');
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'kernel.json'), JSON.stringify({ argv: ['R', '--slave', '-f', '{connection_file}'], display_name: 'R', language: 'R' }));
@@ -315,7 +321,7 @@ describe('attaching to a kernel already on the server', { skip }, () => {
     assert.deepEqual(await api.kernels(), []);
   });
 
-  test('a server that is down is named as such', async () => {
+  test('a server that is down is named as such', BOUNDED, async () => {
     const { freePort } = await import('./testing/jupyter-server.js');
     const nowhere = new RemoteServer('gone', `http://127.0.0.1:${await freePort()}/`, 'x');
     await assert.rejects(RemoteKernel.start(nowhere, {}, FAST), /Cannot reach the Jupyter server gone .*connection refused/);

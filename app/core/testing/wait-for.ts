@@ -15,17 +15,27 @@ export interface WaitOptions {
 
 /**
  * Resolves with the first truthy value `probe` returns; throws a WaitTimeoutError naming `what`
- * once `timeoutMs` has passed. The probe runs once more at the deadline, so a slow machine that
- * got there late is not failed for it. A probe that throws ends the wait with its error.
+ * once `timeoutMs` has passed, even when a probe never returns (a call that hangs). The probe
+ * runs once more at the deadline, so a slow machine that got there late is not failed for it. A
+ * probe that throws ends the wait with its error.
  */
 export async function waitFor<T>(what: string, probe: () => T | Promise<T>, options: WaitOptions = {}): Promise<NonNullable<T>> {
   const { timeoutMs = 10_000, stepMs = 50 } = options;
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() >= deadline) throw new WaitTimeoutError(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, Math.min(stepMs, Math.max(1, deadline - Date.now()))));
+  const timedOut = () => new WaitTimeoutError(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  let timer: NodeJS.Timeout | undefined;
+  // A probe still running at the deadline loses to this (it is given a moment's grace to answer).
+  const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(timedOut()), timeoutMs + Math.max(1000, stepMs))));
+  hung.catch(() => undefined);
+  try {
+    for (;;) {
+      const value = await Promise.race([Promise.resolve(probe()), hung]);
+      if (value) return value as NonNullable<T>;
+      if (Date.now() >= deadline) throw timedOut();
+      await new Promise((resolve) => setTimeout(resolve, Math.min(stepMs, Math.max(1, deadline - Date.now()))));
+    }
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -42,4 +52,15 @@ export function nextEvent<A extends unknown[] = unknown[]>(emitter: EventEmitter
     }, timeoutMs);
     emitter.once(event, listener);
   });
+}
+
+/** `promise`, or a WaitTimeoutError naming `what` if it has not settled within `timeoutMs`. */
+export async function withDeadline<T>(promise: Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new WaitTimeoutError(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
