@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { _electron, type ElectronApplication, type Page } from 'playwright-core';
 import { createServices, type DaemonServices } from '../app/core/services.js';
-import { startPanelServer, type PanelServer } from '../app/core/daemon/panel-server.js';
+import { startPanelServer, type PanelServer } from '../app/core/daemon/panel/server.js';
 import { trayAvailability } from '../app/electron/electron-binary.js';
 import { cellGate } from '../app/core/testing/cell-gate.js';
 import { TEST_PYTHON } from '../app/core/testing/test-python.js';

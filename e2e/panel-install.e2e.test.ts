@@ -21,7 +21,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Browser, Page } from 'playwright-core';
 import { createMcpServer } from '../app/core/mcp/server.js';
 import { createServices, type DaemonServices } from '../app/core/services.js';
-import { startPanelServer, type PanelServer } from '../app/core/daemon/panel-server.js';
+import { startPanelServer, type PanelServer } from '../app/core/daemon/panel/server.js';
 import { makeCondaPrefix, makePyenvVersion, makeVenv, REAL_PYTHON } from '../app/core/interpreters/synthetic-tree.js';
 import { ARTIFACTS, NO_CHROMIUM, openRecordingPage } from './support/panel-browser.js';
 

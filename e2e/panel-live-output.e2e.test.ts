@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { readPanelAddress, type PanelAddress } from '../app/core/daemon/panel-address.js';
+import { readPanelAddress, type PanelAddress } from '../app/core/daemon/panel/address.js';
 import { waitFor } from '../app/core/testing/wait-for.js';
 import { call, createHarness, text, type CallResult, type Harness } from './support/mcp-harness.js';
 import { leftovers } from './support/proc.js';

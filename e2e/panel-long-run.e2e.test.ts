@@ -9,7 +9,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { chromium, type Browser } from 'playwright-core';
-import { readPanelAddress } from '../app/core/daemon/panel-address.js';
+import { readPanelAddress } from '../app/core/daemon/panel/address.js';
 import { waitFor } from '../app/core/testing/wait-for.js';
 import { call, createHarness, text, type Harness } from './support/mcp-harness.js';
 import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM } from './support/panel-browser.js';

@@ -15,7 +15,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Browser, Page } from 'playwright-core';
 import { createMcpServer } from '../app/core/mcp/server.js';
 import type { DaemonServices } from '../app/core/services.js';
-import type { PanelServer } from '../app/core/daemon/panel-server.js';
+import type { PanelServer } from '../app/core/daemon/panel/server.js';
 import { freePort, jupyterServerAvailable, type TestJupyterServer } from '../app/core/remote/testing/jupyter-server.js';
 import { ARTIFACTS, NO_CHROMIUM, openRecordingPage } from './support/panel-browser.js';
 import { startRemotePanelStage, type RemotePanelStage } from './support/remote-panel-stage.js';

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { DaemonServices } from '../app/core/services.js';
-import type { PanelServer } from '../app/core/daemon/panel-server.js';
+import type { PanelServer } from '../app/core/daemon/panel/server.js';
 import { jupyterServerAvailable, type TestJupyterServer } from '../app/core/remote/testing/jupyter-server.js';
 import { TEST_PYTHON } from '../app/core/testing/test-python.js';
 import { ARTIFACTS, NO_CHROMIUM, openRecordingPage } from './support/panel-browser.js';

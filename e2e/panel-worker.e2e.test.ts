@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { readPanelAddress } from '../app/core/daemon/panel-address.js';
+import { readPanelAddress } from '../app/core/daemon/panel/address.js';
 import { hasModule, pyenvPython, pyenvVersions } from '../app/core/testing/interpreters-here.js';
 import { waitFor } from '../app/core/testing/wait-for.js';
 import { call, createHarness, text, type Harness } from './support/mcp-harness.js';

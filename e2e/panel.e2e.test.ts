@@ -15,7 +15,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createMcpServer } from '../app/core/mcp/server.js';
 import { createServices, type DaemonServices } from '../app/core/services.js';
-import { startPanelServer, type PanelServer } from '../app/core/daemon/panel-server.js';
+import { startPanelServer, type PanelServer } from '../app/core/daemon/panel/server.js';
 import { cellGate } from '../app/core/testing/cell-gate.js';
 import { TEST_PYTHON, markChildProcesses } from '../app/core/testing/test-python.js';
 import { waitFor } from '../app/core/testing/wait-for.js';

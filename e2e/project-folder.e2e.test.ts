@@ -22,7 +22,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { chromium } from 'playwright-core';
-import { readPanelAddress } from '../app/core/daemon/panel-address.js';
+import { readPanelAddress } from '../app/core/daemon/panel/address.js';
 import { FACTS_KEY } from '../app/core/tools/tool-context.js';
 import { waitFor } from '../app/core/testing/wait-for.js';
 import { CLI, call, createHarness, text, type CallResult, type Harness } from './support/mcp-harness.js';

@@ -20,7 +20,7 @@ import { call, createHarness, text, type CallResult, type Harness } from './supp
 import { ARTIFACTS, NO_CHROMIUM, openRecordingPage, type RecordingPage } from './support/panel-browser.js';
 import { createMcpServer } from '../app/core/mcp/server.js';
 import { createServices, type DaemonServices } from '../app/core/services.js';
-import { startPanelServer, type PanelServer } from '../app/core/daemon/panel-server.js';
+import { startPanelServer, type PanelServer } from '../app/core/daemon/panel/server.js';
 import { TEST_PYTHON } from '../app/core/testing/test-python.js';
 
 /** Deterministic data with full-precision values: a `;`-separated CSV and an xlsx of two sheets. */

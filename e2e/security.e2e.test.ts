@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as zmq from 'zeromq';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { readPanelAddress, type PanelAddress } from '../app/core/daemon/panel-address.js';
+import { readPanelAddress, type PanelAddress } from '../app/core/daemon/panel/address.js';
 import { readConnectionFile, channelUrl, type Channel, type ConnectionInfo } from '../app/core/kernel/connection-info.js';
 import { createMessage, encodeMessage, Signer } from '../app/core/wire/index.js';
 import { processesMatching } from '../app/core/testing/test-python.js';

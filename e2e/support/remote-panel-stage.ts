@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServices, type DaemonServices } from '../../app/core/services.js';
-import { startPanelServer, type PanelServer } from '../../app/core/daemon/panel-server.js';
+import { startPanelServer, type PanelServer } from '../../app/core/daemon/panel/server.js';
 import { startJupyterServer, type TestJupyterServer } from '../../app/core/remote/testing/jupyter-server.js';
 import { TEST_PYTHON } from '../../app/core/testing/test-python.js';
 

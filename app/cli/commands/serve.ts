@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { createMcpServer } from '../../core/mcp/server.js';
 import { createServices } from '../../core/services.js';
 import { serveDaemon } from '../../core/daemon/serve-daemon.js';
-import { startPanelServer } from '../../core/daemon/panel-server.js';
+import { startPanelServer } from '../../core/daemon/panel/server.js';
 import { resolveStateDir } from '../../core/daemon/state-paths.js';
 
 export const SERVE_USAGE = `Usage: python-session-mcp serve [--background]

@@ -8,7 +8,7 @@ import { requestControl } from '../../core/daemon/control-client.js';
 import { processAlive, readLockPid } from '../../core/daemon/instance-lock.js';
 import type { StatusAnswer } from '../../core/daemon/protocol.js';
 import { currentDaemonFiles } from '../../core/daemon/state-paths.js';
-import { readPanelAddress } from '../../core/daemon/panel-address.js';
+import { readPanelAddress } from '../../core/daemon/panel/address.js';
 
 export const STATUS_USAGE = `Usage: python-session-mcp status [--json]
 

@@ -1,7 +1,7 @@
 /** The event-stream reader: whole events whatever the chunking. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SseParser } from './panel-sse-reader.js';
+import { SseParser } from './sse-reader.js';
 
 test('events split anywhere come out whole and in order', () => {
   const stream = 'retry: 1500\n\nevent: snapshot\ndata: {"a":1}\n\n: keepalive\n\nevent: session\ndata: {"b":2}\n\ndata: plain\n\n';

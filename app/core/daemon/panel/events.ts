@@ -8,7 +8,7 @@
  * stale state; after that it gets every PanelEvent as it happens.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { PanelEvent, PanelModel } from './panel-model.js';
+import type { PanelEvent, PanelModel } from './model.js';
 
 /** A comment line this often keeps proxies and idle timers from closing the stream. */
 export const KEEPALIVE_MS = 15_000;

@@ -4,9 +4,9 @@
  * uses, so names, URLs and the owner-only file are handled in one place. What leaves this
  * module is a RemoteServerView (no token) or a check whose error text is redacted.
  */
-import { describeServer } from '../remote/kernelspecs.js';
-import type { RemoteServer, RemoteServerView, ServerRegistry } from '../remote/server-registry.js';
-import type { Session } from '../sessions/session.js';
+import { describeServer } from '../../remote/kernelspecs.js';
+import type { RemoteServer, RemoteServerView, ServerRegistry } from '../../remote/server-registry.js';
+import type { Session } from '../../sessions/session.js';
 
 /** A request the panel cannot honour, with the HTTP status that says why. */
 export class ServerRequestRefused extends Error {

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SessionLog, type LogEntry } from '../sessions/session-log.js';
-import { entryView, fileUrl, listFigures, LogReader } from './panel-log.js';
+import { SessionLog, type LogEntry } from '../../sessions/session-log.js';
+import { entryView, fileUrl, listFigures, LogReader } from './log.js';
 
 function entry(i: number, extra: Partial<LogEntry> = {}): Omit<LogEntry, 'id'> {
   return {

@@ -7,7 +7,7 @@
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readPanelToken } from './panel-auth.js';
+import { readPanelToken } from './auth.js';
 
 export const ADDRESS_FILE = 'panel.json';
 

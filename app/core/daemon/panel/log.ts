@@ -8,7 +8,7 @@
  */
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import type { LogEntry, LogOutput } from '../sessions/session-log.js';
+import type { LogEntry, LogOutput } from '../../sessions/session-log.js';
 
 export const FIGURE_EXTENSIONS: ReadonlySet<string> = new Set(['.png', '.jpg', '.jpeg', '.gif', '.svg']);
 

@@ -13,15 +13,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { packageRoot } from '../package-root.js';
-import type { DaemonServices } from '../services.js';
-import type { PlatformContext } from '../registration/index.js';
-import { PanelApi } from './panel-api.js';
-import { panelBaseUrl, panelUrl, removePanelAddress, writePanelAddress } from './panel-address.js';
-import { authorize, createPanelToken, sessionCookie } from './panel-auth.js';
-import { EventHub } from './panel-events.js';
-import { PanelModel } from './panel-model.js';
-import { sendStatic } from './panel-static.js';
+import { packageRoot } from '../../package-root.js';
+import type { DaemonServices } from '../../services.js';
+import type { PlatformContext } from '../../registration/index.js';
+import { PanelApi } from './api.js';
+import { panelBaseUrl, panelUrl, removePanelAddress, writePanelAddress } from './address.js';
+import { authorize, createPanelToken, sessionCookie } from './auth.js';
+import { EventHub } from './events.js';
+import { PanelModel } from './model.js';
+import { sendStatic } from './static.js';
 
 export const PANEL_PORT_ENV = 'PYTHON_MCP_PANEL_PORT';
 

@@ -12,11 +12,11 @@
  */
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { describeInterpreter, listInterpreters, probeInterpreter } from '../interpreters/index.js';
-import type { Interpreter } from '../interpreters/types.js';
-import { planForInterpreter, type InstallPlan } from '../interpreters/install-ipykernel.js';
-import { runInstall, type InstallOutcome } from '../interpreters/install-run.js';
-import type { SessionManager } from '../sessions/session-manager.js';
+import { describeInterpreter, listInterpreters, probeInterpreter } from '../../interpreters/index.js';
+import type { Interpreter } from '../../interpreters/types.js';
+import { planForInterpreter, type InstallPlan } from '../../interpreters/install-ipykernel.js';
+import { runInstall, type InstallOutcome } from '../../interpreters/install-run.js';
+import type { SessionManager } from '../../sessions/session-manager.js';
 
 export type InstallEvent =
   | { id: string; path: string; phase: 'output'; stream: 'stdout' | 'stderr'; text: string }

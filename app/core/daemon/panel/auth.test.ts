@@ -5,10 +5,10 @@ import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServices, type DaemonServices } from '../services.js';
-import { readPanelAddress } from './panel-address.js';
-import { authorize, cookieName, fetchSiteAllowed, hostAllowed, originAllowed, readCookie, readPanelToken, tokensMatch, TOKEN_FILE } from './panel-auth.js';
-import { startPanelServer, type PanelServer } from './panel-server.js';
+import { createServices, type DaemonServices } from '../../services.js';
+import { readPanelAddress } from './address.js';
+import { authorize, cookieName, fetchSiteAllowed, hostAllowed, originAllowed, readCookie, readPanelToken, tokensMatch, TOKEN_FILE } from './auth.js';
+import { startPanelServer, type PanelServer } from './server.js';
 
 describe('panel auth rules', () => {
   const token = 'A'.repeat(43);

@@ -34,17 +34,17 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { packageVersion } from '../package-root.js';
-import type { DaemonServices } from '../services.js';
-import { clearProbeCache, describeInterpreter, ipykernelInstallCommand, listInterpreters, probeInterpreter, InterpreterError } from '../interpreters/index.js';
-import { renderRecord, type RecordFormat } from '../sessions/notebook-export.js';
-import { liveRecordMeta, loggedRecordMeta } from '../sessions/record-meta.js';
-import { DEFAULT_SESSION, NoSuchSessionError, SESSION_NAME, SessionError } from '../sessions/session-manager.js';
-import { panelSessionErrorText } from './panel-error-words.js';
-import type { Session } from '../sessions/session.js';
-import { callHelper, ToolCallError } from '../kernel/helper-bridge.js';
-import { ServerRegistryError } from '../remote/server-registry.js';
-import { RemoteServerError } from '../remote/jupyter-api.js';
+import { packageVersion } from '../../package-root.js';
+import type { DaemonServices } from '../../services.js';
+import { clearProbeCache, describeInterpreter, ipykernelInstallCommand, listInterpreters, probeInterpreter, InterpreterError } from '../../interpreters/index.js';
+import { renderRecord, type RecordFormat } from '../../sessions/notebook-export.js';
+import { liveRecordMeta, loggedRecordMeta } from '../../sessions/record-meta.js';
+import { DEFAULT_SESSION, NoSuchSessionError, SESSION_NAME, SessionError } from '../../sessions/session-manager.js';
+import { panelSessionErrorText } from './error-words.js';
+import type { Session } from '../../sessions/session.js';
+import { callHelper, ToolCallError } from '../../kernel/helper-bridge.js';
+import { ServerRegistryError } from '../../remote/server-registry.js';
+import { RemoteServerError } from '../../remote/jupyter-api.js';
 import {
   CLIENT_IDS,
   getClient,
@@ -55,12 +55,12 @@ import {
   unregisterClient,
   type ClientStatus,
   type PlatformContext,
-} from '../registration/index.js';
-import { FileRefused, sendSessionFile } from './panel-files.js';
-import { listFigures, LogReader } from './panel-log.js';
-import type { PanelModel } from './panel-model.js';
-import { PanelServers, ServerRequestRefused } from './panel-servers.js';
-import { InstallRefused, PanelInstalls } from './panel-install.js';
+} from '../../registration/index.js';
+import { FileRefused, sendSessionFile } from './files.js';
+import { listFigures, LogReader } from './log.js';
+import type { PanelModel } from './model.js';
+import { PanelServers, ServerRequestRefused } from './servers.js';
+import { InstallRefused, PanelInstalls } from './install.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 

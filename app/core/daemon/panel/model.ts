@@ -9,15 +9,15 @@
 import { EventEmitter } from 'node:events';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { residentBytes } from '../kernel/process-stats.js';
-import type { KernelState } from '../kernel/kernel.js';
-import type { SessionManager } from '../sessions/session-manager.js';
-import { SESSION_NAME } from '../sessions/session-manager.js';
-import type { Session } from '../sessions/session.js';
-import type { LogEntry } from '../sessions/session-log.js';
-import type { Output } from '../kernel/outputs.js';
-import { entryView, type EntryView } from './panel-log.js';
-import { LiveOutputs, type LiveOutputView } from './panel-live-output.js';
+import { residentBytes } from '../../kernel/process-stats.js';
+import type { KernelState } from '../../kernel/kernel.js';
+import type { SessionManager } from '../../sessions/session-manager.js';
+import { SESSION_NAME } from '../../sessions/session-manager.js';
+import type { Session } from '../../sessions/session.js';
+import type { LogEntry } from '../../sessions/session-log.js';
+import type { Output } from '../../kernel/outputs.js';
+import { entryView, type EntryView } from './log.js';
+import { LiveOutputs, type LiveOutputView } from './live-output.js';
 
 export interface SessionView {
   name: string;

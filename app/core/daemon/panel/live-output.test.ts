@@ -5,9 +5,9 @@ import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SessionManager } from '../sessions/session-manager.js';
-import { LiveOutputBuffer, LiveOutputs, tailOf, type LiveOutputView } from './panel-live-output.js';
-import { PanelModel, type PanelEvent } from './panel-model.js';
+import type { SessionManager } from '../../sessions/session-manager.js';
+import { LiveOutputBuffer, LiveOutputs, tailOf, type LiveOutputView } from './live-output.js';
+import { PanelModel, type PanelEvent } from './model.js';
 
 const textOf = (view: LiveOutputView) => view.chunks.map((c) => c.text).join('');
 

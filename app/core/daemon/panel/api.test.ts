@@ -6,12 +6,12 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServices, type DaemonServices } from '../services.js';
-import { jupyterServerAvailable, startJupyterServer, type TestJupyterServer } from '../remote/testing/jupyter-server.js';
-import { TEST_PYTHON, markChildProcesses } from '../testing/test-python.js';
-import { waitFor } from '../testing/wait-for.js';
-import { SseParser } from './panel-sse-reader.js';
-import { startPanelServer, type PanelServer } from './panel-server.js';
+import { createServices, type DaemonServices } from '../../services.js';
+import { jupyterServerAvailable, startJupyterServer, type TestJupyterServer } from '../../remote/testing/jupyter-server.js';
+import { TEST_PYTHON, markChildProcesses } from '../../testing/test-python.js';
+import { waitFor } from '../../testing/wait-for.js';
+import { SseParser } from './sse-reader.js';
+import { startPanelServer, type PanelServer } from './server.js';
 
 // The services run in this process: every kernel they start carries this mark.
 const startedHere = markChildProcesses('panel-api-test');
