@@ -82,6 +82,9 @@ describe('data, estimation and charts over MCP', () => {
     dir = join(harness.home, 'data');
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'longley.csv'), LONGLEY);
+    // Every test below works on this frame; none relies on another test having loaded it.
+    const loaded = await call(client, 'load_data', { path: join(dir, 'longley.csv'), name: 'longley' });
+    assert.equal(loaded.isError, undefined, text(loaded));
   });
   after(async () => harness.close());
 
