@@ -71,6 +71,9 @@ describe('user code that ends the kernel', { skip: SKIP }, () => {
     assert.equal(exited.isError, true);
     assert.match(text(exited), /Python error: SystemExit: 3$/);
     assert.equal(text(await run('exit()')), '(no output)');
+    // ipykernel stops its loop 0.1 s after exit() when exit_now is set: that flag, not a race
+    // against the stop, is what shows the kernel stays.
+    assert.equal(text(await run('get_ipython().exit_now')), 'False\n', 'exit() did not schedule the kernel to stop');
     assert.equal(await kernelPid(), pid, 'the same kernel process');
     assert.equal(text(await run('kept')), "'still here'\n");
   });

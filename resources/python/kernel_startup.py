@@ -64,7 +64,8 @@ so nothing here appears among the user's variables.
 10. No second copy of the output. IPython 9 keeps every character a cell
    prints in memory (its output history, for %notebook), which a long loop
    turns into gigabytes. That capture is turned off; the session log keeps
-   the output, capped, with the rest in a file.
+   the output, capped, with the rest in a file. exit() and quit() end the cell and keep
+   the kernel (ipykernel would stop it 0.1 s later, and every variable with it).
 
 11. Figures under any backend. Only Jupyter's inline backend displays the
    figures a cell drew; after `matplotlib.use('Agg')` (which many scripts and
@@ -720,6 +721,23 @@ def _answer_names_directly():
     shell.user_expressions = user_expressions
 
 
+def _keep_kernel_on_exit():
+    # ipykernel's exit() stops the kernel's event loop 0.1 s later, so a model's stray exit() or
+    # quit() at the end of a script would cost every variable (and race the next call). Jupyter's
+    # own exit(keep_kernel=True) is made the rule: the cell ends, the kernel stays.
+    shell = _shell()
+    ask_exit = getattr(shell, "ask_exit", None)
+    if ask_exit is None or getattr(ask_exit, "_python_session", False):
+        return
+
+    def ask_exit_keeping_kernel():
+        shell.keepkernel_on_exit = True
+        return ask_exit()
+
+    ask_exit_keeping_kernel._python_session = True
+    shell.ask_exit = ask_exit_keeping_kernel
+
+
 def _no_output_history():
     shell = _shell()
     if not callable(getattr(shell, "_tee", None)):
@@ -736,4 +754,5 @@ _show_figures_under_any_backend()
 _quiet_interrupt_artifact()
 _route_output()
 _answer_names_directly()
+_keep_kernel_on_exit()
 _no_output_history()
