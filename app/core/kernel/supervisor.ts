@@ -25,8 +25,6 @@ export type KernelState = 'starting' | 'idle' | 'busy' | 'restarting' | 'dead' |
 
 /** How long an interrupted run may take to stop, once its interrupt went out, before a kernel we own is restarted. */
 export const DEFAULT_INTERRUPT_GRACE_MS = 3000;
-/** How often an interrupt is sent again while a run has not stopped (see interruptRun). */
-const INTERRUPT_RESEND_MS = 500;
 /** How long a KeyboardInterrupt nobody asked for waits for an end from the kernel's side. */
 const ENDED_THERE_WAIT_MS = 500;
 
@@ -326,16 +324,7 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
     } catch (error) {
       unreachable = error as Error;
     }
-    // An interrupt that lands in the kernel's own code around the cell (after execute_input, before
-    // the user's first line) is lost as well; it is sent again every half second of the grace
-    // period, so only code that really ignores SIGINT is escalated to a restart.
-    const deadline = Date.now() + grace;
-    let stopped = false;
-    for (;;) {
-      stopped = await settledWithin(future.done, Math.max(0, Math.min(INTERRUPT_RESEND_MS, deadline - Date.now())));
-      if (stopped || future.isSettled || Date.now() >= deadline || unreachable) break;
-      await this.provisioner.interrupt(this.current).catch(() => undefined);
-    }
+    const stopped = await settledWithin(future.done, grace);
     if (stopped || future.isSettled) return { restarted: false };
     if (unreachable) {
       // The interrupt never reached the kernel, and a restart would not either: hand back what
