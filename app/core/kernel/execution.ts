@@ -21,6 +21,7 @@ export class ExecutionFuture {
   private idle = false;
   private settled = false;
   private sawIopub = false;
+  private sawError = false;
   private timedOut = false;
   private interrupted = false;
   private lostNames: string[] | null = null;
@@ -47,6 +48,11 @@ export class ExecutionFuture {
   /** Whether any iopub message of this request has arrived (a relay that lost output sends none). */
   get hasOutput(): boolean {
     return this.sawIopub;
+  }
+
+  /** Whether the kernel has published an error for this request (the run is ending). */
+  get hasError(): boolean {
+    return this.sawError;
   }
 
   get wasInterrupted(): boolean {
@@ -87,6 +93,10 @@ export class ExecutionFuture {
       case 'execute_input':
         if (typeof content.execution_count === 'number') this.executionCount = content.execution_count;
         this.markBegun();
+        return;
+      case 'error':
+        this.sawError = true;
+        this.collector.take(message);
         return;
       default:
         this.collector.take(message);
