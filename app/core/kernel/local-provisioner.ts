@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events';
 import { settledWithin } from '../timers.js';
 import { readConnectionFile, removeConnectionFile, type ConnectionInfo } from './connection-info.js';
-import { Heartbeat, type HeartbeatOptions } from './heartbeat.js';
+import { Heartbeat, HeartbeatSocket, type HeartbeatOptions } from './heartbeat.js';
 import { KernelClient } from './kernel-client.js';
 import { KernelUnavailableError } from './kernel-errors.js';
 import { describeExit, type ExitInfo, type KernelProcess } from './kernel-process.js';
@@ -91,7 +91,7 @@ export class LocalProvisioner extends EventEmitter<ProvisionerEvents> implements
       incarnation: { transport: launched.client, kernelInfo: launched.kernelInfo, startedAt: Date.now() },
       process: launched.process,
       client: launched.client,
-      heartbeat: new Heartbeat(launched.connection, this.options.heartbeat),
+      heartbeat: new Heartbeat(new HeartbeatSocket(launched.connection), this.options.heartbeat),
       connectionFile: launched.connectionFile,
       connection: launched.connection,
       stopping: false,
@@ -109,7 +109,7 @@ export class LocalProvisioner extends EventEmitter<ProvisionerEvents> implements
         client,
         connection,
         connectionFile,
-        heartbeat: new Heartbeat(connection, this.options.heartbeat),
+        heartbeat: new Heartbeat(new HeartbeatSocket(connection), this.options.heartbeat),
         stopping: false,
       };
     } catch (error) {

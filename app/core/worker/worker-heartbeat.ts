@@ -8,8 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { EventEmitter } from 'node:events';
-import type { HeartbeatOptions } from '../kernel/heartbeat.js';
+import { Heartbeat, type HeartbeatOptions, type PingTarget } from '../kernel/heartbeat.js';
 
 export type ProcessState = 'running' | 'stopped' | 'gone' | 'unknown';
 
@@ -32,60 +31,15 @@ export function processState(pid: number): ProcessState {
   return 'running';
 }
 
-export interface PingTarget {
-  ping(timeoutMs: number): Promise<boolean>;
-}
-
-export class WorkerHeartbeat extends EventEmitter<{ unresponsive: [silentMs: number] }> {
-  private timer: NodeJS.Timeout | null = null;
-  private lastAnswer = Date.now();
-  private stopped = false;
-  private paused = false;
-  private readonly intervalMs: number;
-  private readonly timeoutMs: number;
-
-  constructor(
-    private readonly target: PingTarget,
-    private readonly pid: number,
-    options: HeartbeatOptions = {},
-    private readonly stateOf: (pid: number) => ProcessState = processState,
-  ) {
-    super();
-    this.intervalMs = options.intervalMs ?? 1000;
-    this.timeoutMs = options.timeoutMs ?? 4000;
-  }
-
-  start(): void {
-    this.lastAnswer = Date.now();
-    this.schedule();
-  }
-
-  /** Suspends judgement (e.g. while we deliberately stop the worker). */
-  pause(paused: boolean): void {
-    this.paused = paused;
-    if (!paused) this.lastAnswer = Date.now();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.beat(), this.intervalMs);
-    this.timer.unref();
-  }
-
-  private async beat(): Promise<void> {
-    if (this.stopped) return;
-    if (await this.target.ping(this.intervalMs)) this.lastAnswer = Date.now();
-    if (this.stopped) return;
-    const silentFor = Date.now() - this.lastAnswer;
-    if (!this.paused && silentFor >= this.timeoutMs && this.stateOf(this.pid) === 'stopped') {
-      this.emit('unresponsive', silentFor);
-      return; // the owner decides what happens next; no further beats
-    }
-    this.schedule();
-  }
+/**
+ * The worker's heartbeat: pings over its own channel, and silence condemns it only while the
+ * operating system says the process is stopped.
+ */
+export function workerHeartbeat(
+  target: PingTarget,
+  pid: number,
+  options: HeartbeatOptions = {},
+  stateOf: (pid: number) => ProcessState = processState,
+): Heartbeat {
+  return new Heartbeat(target, options, () => stateOf(pid) === 'stopped');
 }

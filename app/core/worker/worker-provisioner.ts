@@ -7,14 +7,14 @@
  * thread there; its SIGBREAK handler also takes a console CTRL_BREAK_EVENT).
  */
 import { EventEmitter } from 'node:events';
-import type { HeartbeatOptions } from '../kernel/heartbeat.js';
+import type { Heartbeat, HeartbeatOptions } from '../kernel/heartbeat.js';
 import { KernelUnavailableError } from '../kernel/kernel-errors.js';
 import { describeExit, type ExitInfo, type KernelProcess } from '../kernel/kernel-process.js';
 import { reasonOf, silentLogger, type EngineLogger } from '../kernel/logger.js';
 import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/provisioner.js';
 import { settledWithin } from '../timers.js';
 import { launchWorker, type LaunchedWorker, type WorkerLaunchOptions } from './launch-worker.js';
-import { WorkerHeartbeat } from './worker-heartbeat.js';
+import { workerHeartbeat } from './worker-heartbeat.js';
 import type { WorkerTransport } from './worker-transport.js';
 
 export interface WorkerProvisionerOptions extends WorkerLaunchOptions {
@@ -31,7 +31,7 @@ interface Live {
   incarnation: Incarnation;
   process: KernelProcess;
   transport: WorkerTransport;
-  heartbeat: WorkerHeartbeat;
+  heartbeat: Heartbeat;
   /** We are stopping it: its exit is no death. */
   stopping: boolean;
   /** Why it was killed, when we killed it. */
@@ -75,7 +75,7 @@ export class WorkerProvisioner extends EventEmitter<ProvisionerEvents> implement
       incarnation: { transport: launched.transport, kernelInfo: launched.kernelInfo, startedAt: Date.now() },
       process: launched.process,
       transport: launched.transport,
-      heartbeat: new WorkerHeartbeat(launched.transport, launched.process.pid ?? -1, this.options.heartbeat),
+      heartbeat: workerHeartbeat(launched.transport, launched.process.pid ?? -1, this.options.heartbeat),
       stopping: false,
     };
     this.live = live;
