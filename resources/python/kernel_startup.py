@@ -79,10 +79,12 @@ import collections
 import importlib.abc
 import importlib.util
 import os
+import select
 import selectors
 import stat
 import sys
 import threading
+import time
 import types
 
 
@@ -363,6 +365,8 @@ class _CellPipeReader:
         os.set_blocking(self.wake_write, False)
         self.selector.register(self.wake_read, selectors.EVENT_READ, None)
         self.arrivals = collections.deque()
+        self.progress = threading.Condition()
+        self.passing = False  # a read is on its way to the stream
         thread = threading.Thread(target=self.run, name="python-session-" + stream.name, daemon=True)
         start_thread(thread)
 
@@ -396,8 +400,36 @@ class _CellPipeReader:
             decoder = codecs.getincrementaldecoder("utf-8")("replace")
             self.selector.register(fd, selectors.EVENT_READ, (header, decoder))
 
+    def drain(self, fd, limit=0.5):
+        """Waits until what the pipe holds now has reached the stream (at most `limit` s).
+
+        At the end of a cell: a child that printed and exited has its text in the pipe, and
+        unless it is passed on before the cell's reply it would arrive after the cell's idle.
+        """
+        deadline = time.monotonic() + limit
+        with self.progress:
+            while True:
+                try:
+                    pending = bool(select.select([fd], [], [], 0)[0])
+                except (OSError, ValueError):
+                    return  # closed: all it held was passed on
+                left = deadline - time.monotonic()
+                if (not pending and not self.passing) or left <= 0:
+                    return
+                self.progress.wait(left)
+
     def pass_on(self, me, key):
         header, decoder = key.data
+        with self.progress:
+            self.passing = True
+        try:
+            self.pass_on_read(me, key, header, decoder)
+        finally:
+            with self.progress:
+                self.passing = False
+                self.progress.notify_all()
+
+    def pass_on_read(self, me, key, header, decoder):
         try:
             data = os.read(key.fd, 65536)
         except OSError:
@@ -462,6 +494,7 @@ def _route_output():
                     pass
 
     readers = {}
+    cell_pipes = {}  # stream name -> the read end of the current cell's pipe
 
     def new_pipe(stream, header):
         # fd 1/2 now lead to a pipe of this cell's: children started from now on write there.
@@ -474,6 +507,11 @@ def _route_output():
         finally:
             os.close(write_end)
         reader.add(read_end, header)
+        cell_pipes[stream.name] = read_end
+
+    def drain_cell_pipes():
+        for name, fd in list(cell_pipes.items()):
+            readers[name].drain(fd)
 
     main_thread = threading.main_thread().ident
     get_ident = threading.get_ident
@@ -649,6 +687,11 @@ def _route_output():
 
             stream.set_parent = routed_set_parent
         stream._python_session_routed = True
+
+    shell = _shell()
+    if mode is not None and shell is not None:
+        # Before ipykernel flushes the cell's streams and replies.
+        shell.events.register("post_execute", drain_cell_pipes)
 
     if holders and hasattr(os, "register_at_fork"):
 
