@@ -274,8 +274,10 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
   }
 
   private onOutputLost(incarnation: Incarnation, future: ExecutionFuture): void {
-    if (future.hasOutput || future.isSettled || this.current !== incarnation) return;
-    this.current = null;
+    if (future.hasOutput || future.isSettled) return;
+    // Compared by transport: a provisioner may hand out a new Incarnation object per call for
+    // the same connection, and a run whose output is lost must fail whichever it was.
+    if (this.current?.transport === incarnation.transport) this.current = null;
     future.fail(new ConnectionLostError(this.provisioner.outputLost(incarnation)));
   }
 

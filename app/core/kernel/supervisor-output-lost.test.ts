@@ -1,0 +1,100 @@
+/**
+ * The supervisor's policy for a run whose reply came but none of its output (a Jupyter server's
+ * relay that stopped passing iopub, as after a restart done through the server): the run fails
+ * with the provisioner's account instead of waiting for an idle that will never come. Pure logic
+ * over a scripted transport; the same path against a real server is in remote-kernel.test.ts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { createMessage, type JsonObject } from '../wire/index.js';
+import { ConnectionLostError } from './kernel-errors.js';
+import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from './provisioner.js';
+import { KernelSupervisor } from './supervisor.js';
+import type { KernelTransport, RequestChannel, SentRequest, TransportEvents } from './transport.js';
+
+/** Replies to every request at once and never publishes anything on iopub. */
+class SilentRelay extends EventEmitter<TransportEvents> implements KernelTransport {
+  readonly isOpen = true;
+  readonly badSignatures = 0;
+  readonly outputWatchdogMs = 20;
+
+  request(_channel: RequestChannel, msgType: string, _content: JsonObject, beforeSend?: (msgId: string) => void): SentRequest {
+    const request = createMessage(msgType, 'client', {});
+    beforeSend?.(request.header.msg_id);
+    const reply = createMessage(msgType.replace('_request', '_reply'), 'kernel', { status: 'ok', execution_count: 1 }, request.header);
+    return { msgId: request.header.msg_id, reply: Promise.resolve(reply) };
+  }
+
+  onParent(): () => void {
+    return () => undefined;
+  }
+
+  abandon(): void {}
+
+  close(): void {}
+}
+
+/** Hands out a new Incarnation object for the same transport at every call, as RemoteProvisioner does. */
+class OneRelayProvisioner extends EventEmitter<ProvisionerEvents> implements KernelProvisioner {
+  readonly owned = true;
+  readonly helperTransport = 'inline-source' as const;
+  readonly place: KernelPlace = { kind: 'local', label: 'local' };
+  readonly endedFromElsewhere = false;
+  readonly pid = undefined;
+  readonly connectionFile = undefined;
+  readonly logLines: string[] = [];
+  readonly transport = new SilentRelay();
+  lost: Incarnation[] = [];
+
+  private incarnation(): Incarnation {
+    return { transport: this.transport, kernelInfo: {}, startedAt: 0 };
+  }
+
+  async start(): Promise<Incarnation> {
+    return this.incarnation();
+  }
+
+  async restart(): Promise<Incarnation> {
+    return this.incarnation();
+  }
+
+  async available(): Promise<Incarnation> {
+    return this.incarnation();
+  }
+
+  async interrupt(): Promise<void> {}
+
+  outputLost(incarnation: Incarnation): string {
+    this.lost.push(incarnation);
+    return 'The relay stopped passing the output.';
+  }
+
+  restartRefusal(): string {
+    return 'not ours';
+  }
+
+  async shutdown(): Promise<void> {}
+}
+
+class ScriptedSupervisor extends KernelSupervisor {
+  static async over(provisioner: KernelProvisioner): Promise<ScriptedSupervisor> {
+    const supervisor = new ScriptedSupervisor(provisioner, {});
+    await supervisor.begin(provisioner.start());
+    return supervisor;
+  }
+}
+
+test('a reply whose output never comes fails the run with the provisioner’s account, whichever Incarnation object it ran on', { timeout: 10_000 }, async () => {
+  const provisioner = new OneRelayProvisioner();
+  const supervisor = await ScriptedSupervisor.over(provisioner);
+  await assert.rejects(supervisor.execute("print('relayed')"), (error: Error) => {
+    assert.ok(error instanceof ConnectionLostError);
+    assert.match(error.message, /The relay stopped passing the output\./);
+    return true;
+  });
+  assert.equal(provisioner.lost.length, 1, 'the provisioner was told, so it can reconnect');
+  // The next run is not stuck behind the lost one.
+  await assert.rejects(supervisor.execute('1 + 1'), ConnectionLostError);
+  assert.equal(provisioner.lost.length, 2);
+});
