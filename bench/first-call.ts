@@ -14,6 +14,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeBenchResult } from './results-file.js';
 import { ms, spread } from './stats.js';
 
 const CLI = fileURLToPath(new URL('../app/cli/main.js', import.meta.url));
@@ -90,7 +91,5 @@ export function firstCallTable(b: FirstCallBench): string {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await runFirstCallBench(process.argv[3] || process.env.PYTHON_SESSION_TEST_PYTHON || '/usr/bin/python3', Number(process.argv[2] ?? 5));
   console.log(firstCallTable(result));
-  const out = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'bench', 'results');
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'first-call.json'), JSON.stringify({ date: new Date().toISOString(), ...result }, null, 1));
+  writeBenchResult('first-call', { date: new Date().toISOString(), ...result });
 }

@@ -2,11 +2,10 @@
  * Issue #2 benchmark: PythonRunner against Python's jupyter_client on the same interpreter,
  * measured in alternation. `node dist/bench/kernel-engine.js [python] [runs]`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PythonRunner } from '../app/core/index.js';
 import { JupyterClientBaseline, interleaved } from './baseline.js';
+import { writeBenchResult } from './results-file.js';
 import { median, repeat, spread, timed } from './stats.js';
 
 /** The same code as bench/jupyter_client_baseline.py: 100,000 lines of 100 characters. */
@@ -77,7 +76,5 @@ export function engineTable(b: EngineBench): string {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await runEngineBench(process.argv[2], Number(process.argv[3] ?? 200));
   console.log(engineTable(result));
-  const out = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'bench', 'results');
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'kernel-engine.json'), JSON.stringify(result, null, 1));
+  writeBenchResult('kernel-engine', result);
 }

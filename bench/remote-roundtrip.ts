@@ -7,10 +7,9 @@
  *
  * Writes bench/results/remote-roundtrip.json and prints a Markdown table.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kernel } from '../app/core/kernel/kernel.js';
+import { writeBenchResult } from './results-file.js';
 import type { SessionKernel } from '../app/core/kernel/session-kernel.js';
 import { RemoteKernel } from '../app/core/remote/remote-kernel.js';
 import { RemoteServer } from '../app/core/remote/server-registry.js';
@@ -130,8 +129,5 @@ export function remoteTable(b: RemoteBench): string {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await runRemoteBench(process.argv[2], Number(process.argv[3] ?? 200));
   console.log(remoteTable(result));
-  const here = fileURLToPath(new URL('.', import.meta.url));
-  const out = join(here, '..', '..', 'bench', 'results');
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'remote-roundtrip.json'), JSON.stringify(result, null, 1));
+  writeBenchResult('remote-roundtrip', result);
 }

@@ -3,11 +3,9 @@
  * against Python's jupyter_client on the same interpreter. Prints a table and
  * writes bench/results/bench.json.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { JupyterClientBaseline } from './baseline.js';
+import { writeBenchResult } from './results-file.js';
 import { runEngineBench } from './kernel-engine.js';
 import { runFirstCallBench } from './first-call.js';
 import { runInterpreterBench } from './interpreters.js';
@@ -69,6 +67,4 @@ const table = [
 console.log(table);
 console.log(`\nBuilt-in worker (issue 16) against ipykernel, engine alone then through MCP (goals: start ≤ 150 ms, \`1+1\` through MCP no slower):\n\n${workerTable(workerEngine)}\n\n${workerMcpTable(workerMcp)}`);
 if (remote) console.log(`\nRemote kernel (Jupyter Server on loopback) against a local kernel:\n\n${remoteTable(remote)}`);
-const out = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'bench', 'results');
-mkdirSync(out, { recursive: true });
-writeFileSync(join(out, 'bench.json'), JSON.stringify({ date: new Date().toISOString(), python, engine, mcp, listing, first_call: firstCall, remote, worker_engine: workerEngine, worker_mcp: workerMcp, table }, null, 1));
+writeBenchResult('bench', { date: new Date().toISOString(), python, engine, mcp, listing, first_call: firstCall, remote, worker_engine: workerEngine, worker_mcp: workerMcp, table });

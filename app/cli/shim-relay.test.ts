@@ -1,6 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { DaemonConnector, DaemonLink, LinkHandlers } from './daemon-link.js';
+import { initializeResult, readQuickAnswers, writeQuickAnswers, type QuickAnswers } from './quick-answers.js';
 import { waitFor } from '../core/testing/wait-for.js';
 import { CONNECTION_CLOSED_CODE, DAEMON_STOPPED_MESSAGE, SESSIONS_LOST_NOTICE, ShimRelay } from './shim-relay.js';
 
@@ -228,5 +232,118 @@ describe('the shim relay', () => {
     send(call(14));
     await tick();
     assert.equal(connector.names.length, 1);
+  });
+});
+
+describe('the shim answers initialize and tools/list itself while the daemon is not linked yet', () => {
+  const answers: QuickAnswers = {
+    version: '9.9.9',
+    protocolVersions: ['2025-11-25', '2025-06-18'],
+    initialize: { capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'python-session', version: '9.9.9' }, instructions: 'Run Python.' },
+    tools: { tools: [{ name: 'run_python', inputSchema: { type: 'object' } }] },
+  };
+
+  function quickSetup(plan: (FakeLink | Error | Promise<FakeLink>)[], quick: QuickAnswers | null = answers) {
+    const connector = new FakeConnector(plan);
+    const toClient: Record<string, any>[] = [];
+    const relay = new ShimRelay({ connector, writeToClient: (line) => toClient.push(JSON.parse(line)), replayTimeoutMs: 500, quickAnswers: () => quick });
+    return { relay, toClient, send: (message: object) => relay.fromClient(JSON.stringify(message)) };
+  }
+
+  /** A link that has not connected yet, and the means to let it. */
+  function pendingLink(pid: number) {
+    const link = new FakeLink(pid);
+    let connect!: () => void;
+    const ready = new Promise<FakeLink>((resolve) => (connect = () => resolve(link)));
+    return { link, ready, connect };
+  }
+
+  /** The client initialized and listed its tools from the answers; then the daemon is linked and the replay answered. */
+  async function quickStart() {
+    const pending = pendingLink(100);
+    const setup = quickSetup([pending.ready]);
+    setup.send(initialize);
+    setup.send(initialized);
+    setup.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    return { ...setup, pending };
+  }
+
+  async function answerReplay(link: FakeLink) {
+    await waitFor('the replayed initialize', () => link.sent.length >= 1);
+    link.emit({ jsonrpc: '2.0', id: (link.sent[0] as { id: string }).id, result: { protocolVersion: '2025-06-18', ...answers.initialize } });
+  }
+
+  test('initialize and tools/list are answered at once; the daemon is then initialized with the client’s own request', async () => {
+    const { send, toClient, pending } = await quickStart();
+    send(call(2));
+    assert.deepEqual(toClient[0], { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-06-18', ...answers.initialize } }, 'the version the client asked for, as the server negotiates');
+    assert.deepEqual(toClient[1], { jsonrpc: '2.0', id: 1, result: answers.tools });
+    assert.equal(toClient.length, 2, 'the call waits for the daemon');
+
+    pending.connect();
+    await waitFor('the replayed initialize', () => pending.link.sent.length === 1);
+    const replayed = pending.link.sent[0] as { id: string; method: string; params: unknown };
+    assert.equal(replayed.method, 'initialize');
+    assert.deepEqual(replayed.params, initialize.params);
+    pending.link.emit({ jsonrpc: '2.0', id: replayed.id, result: { protocolVersion: '2025-06-18', ...answers.initialize } });
+    await waitFor('the call and the tools check to reach the daemon', () => pending.link.sent.length === 4);
+    assert.deepEqual(pending.link.sentMethods(), ['initialize', 'notifications/initialized', 'tools/call', 'tools/list']);
+    const check = pending.link.sent[3] as { id: string };
+    pending.link.emit({ jsonrpc: '2.0', id: check.id, result: answers.tools });
+    pending.link.emit(result(2, 'ran'));
+    await waitFor('the call’s result', () => toClient.length === 3);
+    assert.deepEqual(toClient[2], result(2, 'ran'), 'the replay and the check were answered to the shim alone, and the tools matched');
+  });
+
+  test('tools that differ from the daemon’s are announced with notifications/tools/list_changed', async () => {
+    const { toClient, pending } = await quickStart();
+    pending.connect();
+    await answerReplay(pending.link);
+    await waitFor('the tools check', () => pending.link.sent.length === 3);
+    pending.link.emit({ jsonrpc: '2.0', id: (pending.link.sent[2] as { id: string }).id, result: { tools: [...(answers.tools.tools as object[]), { name: 'wait_for_run', inputSchema: { type: 'object' } }] } });
+    await waitFor('the notification', () => toClient.length === 3);
+    assert.deepEqual(toClient[2], { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  });
+
+  test('without answers (none written yet, or another version’s) everything goes to the daemon as before', async () => {
+    const link = new FakeLink(100);
+    const { send, toClient } = quickSetup([link], null);
+    send(initialize);
+    send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    await waitFor('both requests to reach the daemon', () => link.sent.length === 2);
+    assert.deepEqual(link.sentMethods(), ['initialize', 'tools/list']);
+    assert.equal(toClient.length, 0);
+  });
+
+  test('a linked daemon answers tools/list itself, and a second page is never answered from the file', async () => {
+    const pending = pendingLink(100);
+    const { send, toClient } = quickSetup([pending.ready]);
+    send(initialize);
+    send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'page-2' } });
+    assert.equal(toClient.length, 1, 'only initialize was answered here');
+    pending.connect();
+    await answerReplay(pending.link);
+    await waitFor('the paged request to reach the daemon', () => pending.link.sent.length === 2);
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+    assert.deepEqual(pending.link.sentMethods(), ['initialize', 'tools/list', 'tools/list']);
+    assert.equal(toClient.length, 1);
+  });
+});
+
+describe('the quick answers file', () => {
+  test('is read only when this version wrote it, and negotiates the protocol version as the server does', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ps-quick-'));
+    const path = join(dir, 'mcp-answers.json');
+    assert.equal(readQuickAnswers(path, '1.0.0'), null, 'absent');
+    const answers: QuickAnswers = { version: '1.0.0', protocolVersions: ['2025-11-25', '2025-06-18'], initialize: { capabilities: {}, serverInfo: { name: 'ps' } }, tools: { tools: [] } };
+    writeQuickAnswers(path, answers);
+    if (process.platform !== 'win32') assert.equal((await stat(path)).mode & 0o777, 0o600);
+    assert.deepEqual(readQuickAnswers(path, '1.0.0'), answers);
+    assert.equal(readQuickAnswers(path, '1.0.1'), null, 'another version’s');
+    await writeFile(path, '{"version":"1.0.0","protocolVersions":[],"initialize":{},"tools":{}}');
+    assert.equal(readQuickAnswers(path, '1.0.0'), null, 'malformed');
+    assert.equal(initializeResult(answers, '2025-06-18').protocolVersion, '2025-06-18');
+    assert.equal(initializeResult(answers, '1999-01-01').protocolVersion, '2025-11-25', 'unknown: the newest');
+    await rm(dir, { recursive: true, force: true });
   });
 });

@@ -23,6 +23,7 @@
  * Node built-ins only: the shim starts with every client.
  */
 import type { OversizedLine } from '../core/daemon/json-lines.js';
+import { initializeResult, type QuickAnswers } from './quick-answers.js';
 import type { DaemonConnector, DaemonLink } from './daemon-link.js';
 
 /**
@@ -65,6 +66,11 @@ export interface RelayOptions {
   replayTimeoutMs?: number;
   /** Called when the client's own `initialize` has been answered (the shim reports its start-up time). */
   onInitializeAnswered?: () => void;
+  /**
+   * What this version's server answers to initialize and tools/list (daemon/quick-answers.ts),
+   * for answering them while no daemon is linked yet; null when there is nothing to go by.
+   */
+  quickAnswers?: () => QuickAnswers | null;
 }
 
 const isObject = (value: unknown): value is Message => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -171,8 +177,14 @@ export class ShimRelay {
   private readonly daemonRequests = new Set<string>();
   private lastDaemonPid: number | null = null;
   private noticePending = false;
-  private replay: { key: string; resolve: (m: Message) => void; reject: (e: Error) => void } | null = null;
-  private replays = 0;
+  /** The shim's own requests to the daemon (a replayed initialize, a tools check), by id key. */
+  private readonly asked = new Map<string, { resolve: (m: Message) => void; reject: (e: Error) => void }>();
+  private asks = 0;
+  private quick: QuickAnswers | null | undefined;
+  /** The client's initialize was answered here; the daemon is initialized by replaying it. */
+  private initializeAnsweredHere = false;
+  /** The tools/list result the client was given here, to check against the daemon's. */
+  private toolsServedHere: string | null = null;
   private closed = false;
   /** Aborts a connection attempt when the client leaves. */
   private readonly leaving = new AbortController();
@@ -193,6 +205,7 @@ export class ShimRelay {
     }
     const only = checked.message;
     this.trackFromClient(only);
+    if (!this.link && this.answeredHere(only)) return;
     // A reply to a request from a daemon that is gone means nothing to its successor.
     if (isResponse(only) && hasId(only) && !this.daemonRequests.delete(key(only.id))) return;
     // Cancelling a call that died with the daemon (and was answered with an error) is no reason to start one.
@@ -216,6 +229,38 @@ export class ShimRelay {
       'Write large code or data to a file and load it from there (exec(open(path).read()), or load_data); the session is unchanged.';
     if (method === 'tools/call') this.options.writeToClient(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }));
     else this.answer(id, INVALID_REQUEST, text);
+  }
+
+  private answers(): QuickAnswers | null {
+    if (this.quick === undefined) this.quick = this.options.quickAnswers?.() ?? null;
+    return this.quick;
+  }
+
+  /**
+   * While no daemon is linked: initialize and tools/list answered from the quick answers (a
+   * client that gives a new server a second, as Codex does, then has our tools), and the client's
+   * `notifications/initialized` held for the replay that initializes the daemon.
+   */
+  private answeredHere(message: Message): boolean {
+    if (message.method === 'notifications/initialized') return this.initializeAnsweredHere;
+    if (!hasId(message) || (message.method !== 'initialize' && message.method !== 'tools/list')) return false;
+    const answers = this.answers();
+    if (!answers) return false;
+    let result: Record<string, unknown>;
+    if (message.method === 'initialize') {
+      if (this.initializeAnsweredHere || this.lastDaemonPid !== null) return false;
+      this.initializeAnsweredHere = true;
+      result = initializeResult(answers, message.params?.protocolVersion);
+      queueMicrotask(() => this.options.onInitializeAnswered?.());
+    } else {
+      if (message.params?.cursor !== undefined) return false; // one page is all the answers hold
+      result = answers.tools;
+      this.toolsServedHere = JSON.stringify(result);
+    }
+    this.inflight.delete(key(message.id));
+    this.options.writeToClient(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    void this.ensureLink();
+    return true;
   }
 
   private answer(id: Id | null, code: number, message: string): void {
@@ -258,7 +303,8 @@ export class ShimRelay {
     }
     if (messages.length === 1) {
       const message = messages[0];
-      if (isResponse(message) && this.replay && key(message.id) === this.replay.key) return this.replay.resolve(message);
+      const asked = isResponse(message) ? this.asked.get(key(message.id)) : undefined;
+      if (asked) return asked.resolve(message);
       if (isResponse(message) && hasId(message)) {
         const method = this.inflight.get(key(message.id));
         this.inflight.delete(key(message.id));
@@ -319,12 +365,12 @@ export class ShimRelay {
         onClose: () => {
           if (current === this.link) return this.onLinkClosed(current);
           lostDuringSetup = true;
-          this.replay?.reject(lostError());
+          for (const ask of [...this.asked.values()]) ask.reject(lostError());
         },
       });
       if (this.closed) return current.close();
       const reconnect = this.lastDaemonPid !== null;
-      if (reconnect && this.initialize && !lostDuringSetup) await this.replayInitialize(current);
+      if ((reconnect || this.initializeAnsweredHere) && this.initialize && !lostDuringSetup) await this.replayInitialize(current);
       if (lostDuringSetup) throw lostError();
       if (reconnect && current.pid !== this.lastDaemonPid) {
         this.noticePending = true;
@@ -334,6 +380,7 @@ export class ShimRelay {
       this.connecting = null;
       this.link = current;
       for (const line of this.queue.splice(0)) current.send(line);
+      if (this.toolsServedHere !== null) void this.checkToolsServedHere(current);
     } catch (error) {
       this.connecting = null;
       link?.close();
@@ -347,25 +394,39 @@ export class ShimRelay {
     }
   }
 
-  private async replayInitialize(link: DaemonLink): Promise<void> {
-    const id = `python-session-shim-replay-${++this.replays}`;
+  /** Sends the shim's own request to the daemon; its answer never reaches the client. */
+  private ask(link: DaemonLink, request: Message, what: string): Promise<Message> {
+    const id = `python-session-shim-${++this.asks}`;
     const timeoutMs = this.options.replayTimeoutMs ?? 30_000;
     const answer = new Promise<Message>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the new daemon did not answer initialize within ${timeoutMs / 1000} s`)), timeoutMs).unref();
-      this.replay = {
-        key: key(id),
+      const timer = setTimeout(() => reject(new Error(`the daemon did not answer ${what} within ${timeoutMs / 1000} s`)), timeoutMs).unref();
+      this.asked.set(key(id), {
         resolve: (m) => (clearTimeout(timer), resolve(m)),
         reject: (e) => (clearTimeout(timer), reject(e)),
-      };
+      });
     });
-    link.send(JSON.stringify({ ...this.initialize, id }));
-    try {
-      const response = await answer;
-      if (response.error) throw new Error(`the new daemon refused initialize: ${String(response.error.message ?? 'no reason given')}`);
-    } finally {
-      this.replay = null;
-    }
+    link.send(JSON.stringify({ ...request, id }));
+    return answer.finally(() => this.asked.delete(key(id)));
+  }
+
+  private async replayInitialize(link: DaemonLink): Promise<void> {
+    const response = await this.ask(link, this.initialize!, 'initialize');
+    if (response.error) throw new Error(`the daemon refused initialize: ${String(response.error.message ?? 'no reason given')}`);
     if (this.initialized) link.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  }
+
+  /** The tools the client was given here, against the daemon's own: a difference is announced. */
+  private async checkToolsServedHere(link: DaemonLink): Promise<void> {
+    const served = this.toolsServedHere;
+    this.toolsServedHere = null;
+    try {
+      const response = await this.ask(link, { jsonrpc: '2.0', method: 'tools/list', params: {} }, 'tools/list');
+      if (response.result && JSON.stringify(response.result) === served) return;
+    } catch {
+      if (this.closed || link !== this.link) return;
+    }
+    this.diagnostics('the tools given from the quick answers differ from the daemon\'s; the client is told to list them again');
+    this.options.writeToClient(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }));
   }
 
   /** Answers every request in flight with an error; returns how many there were. */

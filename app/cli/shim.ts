@@ -13,7 +13,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { BoundedLineSplitter } from '../core/daemon/json-lines.js';
+import { readQuickAnswers } from './quick-answers.js';
 import { currentDaemonFiles } from '../core/daemon/state-paths.js';
+import { packageVersion } from '../core/package-root.js';
 import { SpawningConnector, spawnBackgroundDaemon } from './daemon-link.js';
 import { MESSAGE_LIMIT_BYTES, ShimRelay } from './shim-relay.js';
 
@@ -49,6 +51,7 @@ export function runShim(): Promise<number> {
     writeToClient: (line) => void process.stdout.write(line + '\n'),
     diagnostics,
     onInitializeAnswered: () => diagnostics(`ready ${Math.round(performance.now())} ms after start (state folder ${files.stateDir})`),
+    quickAnswers: () => readQuickAnswers(files.answers, packageVersion()),
   });
 
   return new Promise((resolve) => {

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { codexBinary } from './client-binaries.js';
 import type { Step } from './model-script.js';
-import { runScripted, SERVER_COMMAND, serverEnv, type ClientRun, type RunFolders } from './scripted-run.js';
+import { primeStateFolder, runScripted, SERVER_COMMAND, serverEnv, type ClientRun, type RunFolders } from './scripted-run.js';
 import { PORT_PLACEHOLDER } from './session-spec.js';
 import { SERVER_NAME } from './claude-run.js';
 
@@ -43,10 +43,10 @@ function configToml(env: Record<string, string>): string {
     // Codex hands an MCP server only a few variables of its own environment; the rest go here.
     `env = { ${Object.entries(env).map(([k, v]) => `${k} = ${toml(v)}`).join(', ')} }`,
     'default_tools_approval_mode = "approve"',
-    // Codex gives an optional MCP server one second to start before it builds a turn without its
-    // tools (mcp_optional_startup_grace); a shim that starts the daemon can take longer on a busy
-    // machine. A required server is waited for, so every run sees the tools.
-    'required = true',
+    // Not `required`, as `register codex` writes it: Codex gives such a server about a second
+    // (mcp_optional_startup_grace_ms) before it builds a turn without its tools, and the shim,
+    // which has to start the daemon here, answers initialize and tools/list from the answers the
+    // daemon wrote when it last ran (primeStateFolder) rather than after the daemon is up.
     '',
   ].join('\n');
 }
@@ -55,6 +55,7 @@ export async function runCodex(folders: RunFolders, script: Step[]): Promise<Cli
   const binary = codexBinary();
   if (!binary) throw new Error('Codex is not installed');
   const codexHome = join(folders.root, 'codex-home');
+  await primeStateFolder(folders);
   return runScripted({
     api: 'responses',
     script,

@@ -5,11 +5,13 @@
  * and any process of the session still alive (killed, and reported so a test can fail on it).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { daemonFiles } from '../../app/core/daemon/state-paths.js';
 import { TEST_PYTHON, processesMatching, processesWithEnv } from '../../app/core/testing/test-python.js';
+import { waitFor } from '../../app/core/testing/wait-for.js';
 import { CLI } from '../support/mcp-harness.js';
 import type { ForwardedResult, RecordLine, Step } from './model-script.js';
 import { loopbackNamespaceWorks } from './network-namespace.js';
@@ -57,6 +59,24 @@ export function serverEnv(folders: RunFolders): Record<string, string> {
 }
 
 export const SERVER_COMMAND = { command: process.execPath, args: [CLI] };
+
+/**
+ * The state folder as after the app was installed and started once (README's first command):
+ * a daemon ran there and stopped, leaving what it writes for later shims (its MCP answers).
+ * The client's shim then has to start a daemon of its own, as after a reboot.
+ */
+export async function primeStateFolder(folders: RunFolders): Promise<void> {
+  const env = serverEnv(folders);
+  const daemon = spawn(SERVER_COMMAND.command, [...SERVER_COMMAND.args, 'serve'], { env, stdio: 'ignore' });
+  const exited = new Promise((resolve) => daemon.once('exit', resolve));
+  try {
+    const answers = daemonFiles(folders.state).answers;
+    await waitFor('the daemon to write its MCP answers', () => existsSync(answers), { timeoutMs: 60_000 });
+  } finally {
+    spawnSync(SERVER_COMMAND.command, [...SERVER_COMMAND.args, 'stop'], { env, stdio: 'ignore', timeout: 30_000 });
+    await exited;
+  }
+}
 
 export interface ScriptedRunOptions {
   api: SessionSpec['api'];

@@ -5,6 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { createMcpServer } from '../../core/mcp/server.js';
+import { describeMcpServer } from '../../core/mcp/describe-server.js';
+import { writeQuickAnswers } from '../quick-answers.js';
 import { createServices } from '../../core/services.js';
 import { serveDaemon } from '../../core/daemon/serve-daemon.js';
 import { startPanelServer } from '../../core/daemon/panel/server.js';
@@ -43,6 +45,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
     // The panel starts with the daemon and ends with it; a panel that cannot start costs the
     // panel, never the MCP clients.
     onStarted: async (daemon) => {
+      // For the next shim that has to start a daemon: it answers initialize and tools/list from this at once.
+      void describeMcpServer(daemon.services)
+        .then((answers) => writeQuickAnswers(daemon.files.answers, answers))
+        .catch((error: Error) => daemon.log.warn(`the MCP answers for shims could not be written: ${error.message}`));
       try {
         const panel = await startPanelServer({ services: daemon.services, stateDir });
         for (const warning of panel.warnings) daemon.log.warn(warning);

@@ -127,6 +127,8 @@ export interface DaemonFiles {
   /** pid, start time, socket, version — for `status` and the tray app. */
   info: string;
   log: string;
+  /** What the MCP server answers to initialize and tools/list, for a shim to answer at once (app/cli/quick-answers.ts). */
+  answers: string;
 }
 
 export function daemonFiles(stateDir: string, ctx: PlatformContext = currentPlatform()): DaemonFiles {
@@ -137,6 +139,7 @@ export function daemonFiles(stateDir: string, ctx: PlatformContext = currentPlat
     lock: p.join(stateDir, 'daemon.lock'),
     info: p.join(stateDir, 'daemon.json'),
     log: p.join(stateDir, 'daemon.log'),
+    answers: p.join(stateDir, 'mcp-answers.json'),
   };
 }
 

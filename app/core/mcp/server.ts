@@ -20,13 +20,23 @@ const INSTRUCTIONS =
   'Variables persist between run_python calls, like notebook cells; sessions are named (default "default") and shared with other clients and with the user\'s control panel. ' +
   'Start with python_status to see the interpreter and its packages. Load files with load_data, fit regressions with ols, inspect variables with list_names/describe_object, and get exact numbers with get_value.';
 
-/** `cwd`: the folder the client started the shim in (from its handshake), for the folder rule. */
-export function createMcpServer(services: DaemonServices, connection: { id: string; client?: string; cwd?: string }): McpServer {
+/** The server as every client meets it at initialize, before any tool is registered. */
+export function newMcpServer(): McpServer {
   // No logging capability: the daemon logs to its own file, not to the client.
-  const server = new McpServer(
+  return new McpServer(
     { name: 'python-session', title: 'Python Session', version: packageVersion(), websiteUrl: packageHomepage() },
     { instructions: INSTRUCTIONS },
   );
+}
+
+/** Registers every tool of the contract; registration itself calls nothing on `context`. */
+export function registerTools(server: McpServer, context: ToolContext): void {
+  for (const register of REGISTRARS) register(server, context);
+}
+
+/** `cwd`: the folder the client started the shim in (from its handshake), for the folder rule. */
+export function createMcpServer(services: DaemonServices, connection: { id: string; client?: string; cwd?: string }): McpServer {
+  const server = newMcpServer();
   const clientName = () => server.server.getClientVersion()?.name ?? connection.client ?? connection.id;
   // Looked for now (once per daemon, then cached), so warming on initialize does not wait for it.
   void services.sessions.chosenInterpreter().catch(() => undefined);
@@ -49,6 +59,6 @@ export function createMcpServer(services: DaemonServices, connection: { id: stri
     },
   };
   noteSessionFolders(server, new FolderNotices(services.sessions, connection.id, folder));
-  for (const register of REGISTRARS) register(server, context);
+  registerTools(server, context);
   return server;
 }
