@@ -19,6 +19,8 @@ export interface ReadinessOptions {
   stopped?: () => string | null;
   /** Replies without any output for this long mean the output does not reach us. */
   replyWithoutOutputMs?: number;
+  /** Whether a message counts: one from a kernel process that is going away (restarted elsewhere) does not. */
+  accept?: (message: JupyterMessage) => boolean;
 }
 
 export type ReadinessFailure = 'closed' | 'stopped' | 'timeout' | 'no-output';
@@ -38,8 +40,9 @@ export async function awaitReady(transport: KernelTransport, options: ReadinessO
   let info: KernelInfo | null = null;
   let sawIopub = false;
   let repliedAt = 0;
+  const accept = options.accept ?? (() => true);
   const seen = (message: JupyterMessage) => {
-    if (ids.has(message.parent_header.msg_id ?? '')) sawIopub = true;
+    if (ids.has(message.parent_header.msg_id ?? '') && accept(message)) sawIopub = true;
   };
   transport.on('iopub', seen);
   try {
@@ -51,7 +54,7 @@ export async function awaitReady(transport: KernelTransport, options: ReadinessO
       if (Date.now() > deadline) throw new ReadinessError(`the kernel did not answer kernel_info_request within ${Math.round(options.timeoutMs / 1000)} s`, 'timeout');
       const { msgId, reply } = transport.request('shell', 'kernel_info_request', {}, (id) => ids.add(id));
       const got = await upTo(reply, interval);
-      if (got !== TIMED_OUT && !info) {
+      if (got !== TIMED_OUT && !info && accept(got)) {
         info = got.content as KernelInfo;
         repliedAt = Date.now();
       }

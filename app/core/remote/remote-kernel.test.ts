@@ -146,9 +146,14 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     assert.equal(outputText(leaked.outputs), '[]\n', 'nothing bound in the user namespace');
   });
 
-  test('a restart by someone else is noticed by the helpers, which resend their source', BOUNDED, async () => {
+  test('a restart by someone else is told, with what was lost, and the helpers go to the new process with their source', BOUNDED, async () => {
     await callHelper(kernel, 'value', { expression: '1' }); // the helpers are loaded in this process
-    await api.restart(kernel.kernelId); // behind the session's back: startedAt does not change
+    await kernel.execute('made_before_the_restart = 1');
+    const died = new Promise<KernelDiedError>((resolve) => kernel.once('died', resolve));
+    await api.restart(kernel.kernelId); // behind the session's back
+    const told = await died;
+    assert.match(told.message, /^The kernel on lab \(http:\/\/127\.0\.0\.1:\d+\/\) was restarted from the server's side \(in JupyterLab, or through the server's API\): every variable is gone\./);
+    assert.ok(told.lostNames.includes('made_before_the_restart'), told.message);
     // The server's output relay for this session reconnects to the new process on its own; until
     // it has, a run's output can be lost. A run whose output comes back proves it has.
     await waitFor(
@@ -159,8 +164,19 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     codeSent.length = 0;
     const again = await callHelper<{ value: unknown }>(kernel, 'value', { expression: '1 + 1' });
     assert.equal(again.structured?.value, 2);
+    assert.equal(codeSent.length, 1, 'the restart was told, so the first call carries the sources');
+    assert.ok(codeSent[0].includes('PythonSessionImporter'));
+  });
+
+  test('helpers gone from a process nobody saw restart answer "missing", and the call is repeated with their source', BOUNDED, async () => {
+    await callHelper(kernel, 'value', { expression: '1' });
+    // As in a process restarted unseen: the helper modules are not there.
+    await kernel.execute("import sys\nfor _m in [m for m in sys.modules if m == 'python_session' or m.startswith('python_session.')]:\n    del sys.modules[_m]\ndel _m");
+    codeSent.length = 0;
+    const again = await callHelper<{ value: unknown }>(kernel, 'value', { expression: '1 + 1' });
+    assert.equal(again.structured?.value, 2);
     assert.equal(codeSent.length, 2, 'a short call answered "missing", then one with the sources');
-    assert.ok(codeSent[1].includes('PythonSessionImporter'));
+    assert.ok(!codeSent[0].includes('PythonSessionImporter') && codeSent[1].includes('PythonSessionImporter'));
   });
 
   test('restart loses the variables, says which, and the kernel goes on', BOUNDED, async () => {

@@ -84,6 +84,8 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
   private ownRestart = false;
   private reconnecting: Promise<void> | null = null;
   private backoffTimer: Delay | null = null;
+  /** The session of a kernel process restarted from the server's side, until a new one answers. */
+  private goneSession: string | null = null;
   /** Set between a lost or restarted kernel process and being connected to the new one. */
   private freshPending = false;
   private readonly logger: EngineLogger;
@@ -308,6 +310,7 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
       throw new KernelClosedError('The kernel was shut down.');
     }
     this.channel = channel;
+    this.goneSession = null;
     channel.on('iopub', (message: JupyterMessage, routed: boolean) => this.onIopub(channel, message, routed));
     channel.on('dropped', (reason: string) => this.onDropped(channel, reason));
   }
@@ -316,7 +319,9 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
   private async handshake(channel: KernelChannel): Promise<KernelInfo> {
     const timeoutMs = this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     try {
-      return await awaitReady(channel, { timeoutMs, firstIntervalMs: 500, maxIntervalMs: 2000, replyWithoutOutputMs: 5000 });
+      const gone = this.goneSession;
+      const accept = (message: JupyterMessage) => gone === null || message.header.session !== gone;
+      return await awaitReady(channel, { timeoutMs, firstIntervalMs: 500, maxIntervalMs: 2000, replyWithoutOutputMs: 5000, accept });
     } catch (error) {
       if (!(error instanceof ReadinessError)) throw error;
       if (error.kind === 'no-output') throw new RemoteServerError(`The Jupyter server ${this.server.label} relays kernel ${this.kernelIdValue}'s replies but not its output.`, 'server');
@@ -358,6 +363,10 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
     // The server broadcasts the reply to a shutdown it sent: it is stopping (it first interrupts
     // the kernel, which would otherwise read as a KeyboardInterrupt nobody asked for), or someone
     // shut this kernel down there.
+    if (message.header.msg_type === 'shutdown_reply' && !routed && message.content.restart === true && !this.ownRestart) {
+      this.onRestartedThere(channel, message);
+      return;
+    }
     if (message.header.msg_type === 'shutdown_reply' && !routed && message.content.restart === false && !this.ownRestart) {
       this.emit(
         'run-ended-there',
@@ -365,6 +374,32 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
         this.owned ? 'Python Session will start a fresh kernel there as soon as the server answers.' : 'It was not started by Python Session, so it is not ours to replace.',
       );
     }
+  }
+
+  /**
+   * Someone restarted the kernel through the server (JupyterLab's Restart, the REST API): the
+   * server's shutdown request, broadcast with restart true, comes before the process goes. The
+   * WebSocket may stay wired to the old process's output, so a fresh one is opened, as after a
+   * death there; a run in flight is told what was lost instead of waiting on a relay.
+   */
+  private onRestartedThere(channel: KernelChannel, shutdownReply: JupyterMessage): void {
+    if (this.phase === 'restarting' || this.closed) return;
+    // The reply comes from the process that is going: its answers to the reconnection do not count.
+    this.goneSession = shutdownReply.header.session || null;
+    this.gate.shut();
+    this.channel = null;
+    this.phase = 'restarting';
+    this.freshPending = true;
+    this.emit('died', {
+      what: "it was restarted from the server's side",
+      headline: `The kernel on ${this.server.label} was restarted from the server's side (in JupyterLab, or through the server's API): every variable is gone.`,
+      exit: null,
+      lastLines: [],
+      recovery: 'provisioner',
+      cause: "the kernel was restarted from the server's side",
+    });
+    channel.close("the kernel was restarted from the server's side");
+    this.startReconnecting("reconnecting to the kernel restarted from the server's side");
   }
 
   private onKernelDiedThere(channel: KernelChannel, status: string): void {
