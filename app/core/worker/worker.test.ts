@@ -228,6 +228,23 @@ for (const interpreter of interpreters()) {
   });
 }
 
+test('an interrupt sent as a message, as on Windows (no signals there), stops a sleep and keeps the variables', async () => {
+  const provisioner = new WorkerProvisioner({ interpreter: TEST_PYTHON, interruptMode: 'message' });
+  try {
+    const transport = (await provisioner.start()).transport as WorkerTransport;
+    await run(transport, 'survives = 40');
+    let entered!: () => void;
+    const inUserCode = new Promise<void>((resolve) => (entered = resolve));
+    const ran = run(transport, "print('entered', flush=True)\nimport time; time.sleep(60)", (m) => void (m.header.msg_type === 'stream' && String(m.content.text).includes('entered') && entered()));
+    await inUserCode;
+    await provisioner.interrupt();
+    assert.equal((await ran).reply.content.ename, 'KeyboardInterrupt');
+    assert.equal(resultText(await run(transport, 'survives')), '40');
+  } finally {
+    await provisioner.shutdown(null, true);
+  }
+});
+
 test('killing the owner ends its workers, even when the owner is SIGKILLed', async () => {
   const script = `
     import { launchWorker } from ${JSON.stringify(new URL('./launch-worker.js', import.meta.url).href)};
