@@ -6,8 +6,7 @@
  * No `electron` import: it uses Node's fetch and the panel API, like any other client.
  */
 import { EventEmitter } from 'node:events';
-import { readPanelAddress, type PanelAddress } from '../core/daemon/panel/address.js';
-import { SseParser } from '../core/daemon/panel/sse-reader.js';
+import { readPanelAddress, SseParser, type PanelAddress } from '../core/tray-api.js';
 import { claudeDesktopState, type Registration, type TraySession } from './tray-state.js';
 
 export interface DaemonLinkOptions {

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import { packageRoot } from '../core/package-root.js';
+import { packageRoot } from '../core/tray-api.js';
 import type { TrayIconState } from './tray-state.js';
 
 export function iconsDir(): string {
