@@ -120,6 +120,7 @@ function breakStaleLock(lockPath: string, holder: Holder): boolean {
   return true;
 }
 
+// Kept ref'd, unlike timers.sleep: while a start waits for the lock nothing else may keep the process alive.
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function acquireInstanceLock(options: LockOptions): Promise<LockOutcome> {

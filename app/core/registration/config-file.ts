@@ -241,6 +241,7 @@ async function renameWithRetry(from: string, to: string): Promise<void> {
     } catch (err) {
       const transient = process.platform === 'win32' && (isErrno(err, 'EPERM') || isErrno(err, 'EACCES') || isErrno(err, 'EBUSY'));
       if (!transient || attempt >= 8) throw err;
+      // Ref'd, unlike timers.sleep: the register command has nothing else keeping it alive meanwhile.
       await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
     }
   }
