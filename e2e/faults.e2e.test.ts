@@ -20,6 +20,7 @@ import { waitFor } from '../app/core/testing/wait-for.js';
 import { DAEMON_STOPPED_MESSAGE } from '../app/cli/shim-relay.js';
 import { call, createHarness, text, type Harness } from './support/mcp-harness.js';
 import { HAS_PROC, dataLimitOf, descendantsOf, leftovers, memoryOf, running } from './support/proc.js';
+import { IGNORES_SIGINT, ignoredInterruptTest, processDeathTests, stoppedProcessTest } from './support/fault-matrix.js';
 
 const MB = 1024 * 1024;
 const SKIP = HAS_PROC ? false : 'reads /proc (Linux only)';
@@ -62,7 +63,7 @@ const logOf = (home: string, session = 'default') =>
     .map((line) => JSON.parse(line) as { code: string; status: string; client: string }); // a torn line throws
 
 describe('user code that ends the kernel', { skip: SKIP }, () => {
-  const { state, run, kernelPid } = suite({ PYTHON_MCP_MEMORY_LIMIT: '1024' }, 'faults');
+  const { state, run, kernelPid, busy } = suite({ PYTHON_MCP_MEMORY_LIMIT: '1024' }, 'faults');
 
   test('sys.exit() and exit() end the cell, not the kernel: nothing is lost', { timeout: 60_000 }, async () => {
     await run('kept = "still here"');
@@ -79,39 +80,25 @@ describe('user code that ends the kernel', { skip: SKIP }, () => {
   });
 
   // Each of these ends the process for real; the reply must say how, and name what went with it.
-  const killers = [
-    { what: 'os._exit(1)', code: 'import os\nos._exit(1)', says: /the kernel exited with code 1\./ },
-    { what: 'a segfault through ctypes', code: 'import ctypes\nctypes.string_at(0)', says: /ended by SIGSEGV \(a segmentation fault, usually in a C extension\)/ },
-    { what: 'os.abort()', code: 'import os\nos.abort()', says: /ended by SIGABRT \(aborted\)/ },
-    { what: 'os.kill(os.getpid(), 9)', code: 'import os\nos.kill(os.getpid(), 9)', says: /ended by SIGKILL \(killed; often the out-of-memory killer\)/ },
-  ];
-  for (const [i, killer] of killers.entries()) {
-    test(`${killer.what}: the call says how the kernel died and what was lost; the next call runs in a fresh kernel`, { timeout: 60_000 }, async () => {
-      const name = `precious_${i}`;
-      await run(`${name} = [1, 2, 3]`);
-      const pid = await kernelPid();
-      const died = await run(killer.code);
-      assert.equal(died.isError, true);
-      assert.match(text(died), /^The Python kernel died: /);
-      assert.match(text(died), killer.says);
-      assert.match(text(died), new RegExp(`Lost with it: [^\\n]*\\b${name}\\b`));
+  processDeathTests(
+    { noun: 'kernel', run, pid: kernelPid, busy },
+    [
+      { what: 'os._exit(1)', code: 'import os\nos._exit(1)', says: /the kernel exited with code 1\./ },
+      { what: 'a segfault through ctypes', code: 'import ctypes\nctypes.string_at(0)', says: /ended by SIGSEGV \(a segmentation fault, usually in a C extension\)/ },
+      { what: 'os.abort()', code: 'import os\nos.abort()', says: /ended by SIGABRT \(aborted\)/ },
+      { what: 'os.kill(os.getpid(), 9)', code: 'import os\nos.kill(os.getpid(), 9)', says: /ended by SIGKILL \(killed; often the out-of-memory killer\)/ },
+    ],
+    (died, killer, name) => {
       assert.match(text(died), /A fresh kernel has been started/);
-      assert.equal(died.facts?.status, 'died');
       assert.ok((died.facts?.lost_names as string[]).includes(name));
-      await waitFor('the old process to be gone', () => !running(pid), { timeoutMs: 5000 });
-
-      // The working call: exactly its own output (this client was already told; no second note).
-      assert.equal(text(await run('6 * 7')), '42\n');
-      assert.notEqual(await kernelPid(), pid);
-      assert.match(text(await run(name)), /NameError/, 'lost by design: the variable went with the process');
       const log = logOf(state.harness.home);
       assert.deepEqual(
         log.filter((e) => e.code === killer.code).map((e) => e.status),
         ['died'],
         'the session log records the death',
       );
-    });
-  }
+    },
+  );
 });
 
 describe('user code that eats memory', { skip: SKIP }, () => {
@@ -212,35 +199,10 @@ describe('user code that hangs', { skip: SKIP }, () => {
     assert.equal(text(await run('kept')), '1\n');
   });
 
-  test('a blocking C call that ignores SIGINT: the interrupt escalates to a restart, and the reply keeps what it printed and names what was lost', { timeout: 60_000 }, async () => {
-    await run('kept = 1');
-    const pid = await kernelPid();
-    const code = "import ctypes, signal\nprint('blocking', flush=True)\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nctypes.CDLL(None).sleep(120)";
-    const stuck = await run(code, { timeout_s: 1 });
-    assert.equal(stuck.isError, true);
-    assert.match(text(stuck), /^blocking\n/);
-    assert.match(text(stuck), /Timed out after 1 s; the run was interrupted and, as it would not stop, the kernel was restarted \(variables lost\)/);
-    assert.match(text(stuck), /Lost with it: [^\n]*\bkept\b/);
-    assert.equal(stuck.facts?.restarted, true);
-    assert.ok((stuck.facts?.lost_names as string[]).includes('kept'));
-    await waitFor('the stuck process to be ended', () => !running(pid), { timeoutMs: 5000 });
-    assert.equal(text(await run('1 + 1')), '2\n');
-    assert.equal(logOf(state.harness.home).find((e) => e.code === code)?.status, 'timeout', 'the run is in the log');
-  });
+  const hanging = { noun: 'kernel', run, pid: kernelPid, busy };
+  ignoredInterruptTest(hanging, () => assert.equal(logOf(state.harness.home).find((e) => e.code === IGNORES_SIGINT)?.status, 'timeout', 'the run is in the log'));
 
-  test('a SIGSTOPped kernel is noticed by the heartbeat and replaced; the pending call says so', { timeout: 60_000 }, async () => {
-    await run('kept = 1');
-    const pid = await kernelPid();
-    const pending = run('import time\ntime.sleep(120)');
-    await busy();
-    process.kill(pid, 'SIGSTOP');
-    // Only the heartbeat can tell: the process neither exits nor answers. (How soon: bench/fault-detection.ts.)
-    const died = await pending;
-    assert.match(text(died), /The Python kernel died: the kernel stopped answering its heartbeat for \d+\.\d s \(hung or stopped\) and was killed\./);
-    assert.match(text(died), /Lost with it: [^\n]*\bkept\b/);
-    await waitFor('the stopped process to be gone', () => !running(pid), { timeoutMs: 5000 });
-    assert.equal(text(await run('3 * 3')), '9\n');
-  });
+  stoppedProcessTest(hanging, /The Python kernel died: the kernel stopped answering its heartbeat for \d+\.\d s \(hung or stopped\) and was killed\./);
 
   test('a kernel that dies between calls: the next call says so before its own output', { timeout: 60_000 }, async () => {
     await run('kept_idle = 1');

@@ -15,6 +15,7 @@ import { TEST_PYTHON } from '../app/core/testing/test-python.js';
 import { waitFor } from '../app/core/testing/wait-for.js';
 import { call, createHarness, text, type Harness } from './support/mcp-harness.js';
 import { HAS_PROC, leftovers, running } from './support/proc.js';
+import { ignoredInterruptTest, processDeathTests, stoppedProcessTest } from './support/fault-matrix.js';
 
 const SKIP = HAS_PROC ? false : 'reads /proc (Linux only)';
 
@@ -60,27 +61,11 @@ for (const python of cases) {
       rmSync(harness.home, { recursive: true, force: true });
     });
 
-    const killers = [
+    const target = { noun: 'worker', run, pid: workerPid, busy };
+    processDeathTests(target, [
       { what: 'a segfault through ctypes', code: 'import ctypes\nctypes.string_at(0)', says: /ended by SIGSEGV \(a segmentation fault, usually in a C extension\)/ },
       { what: 'os._exit(1)', code: 'import os\nos._exit(1)', says: /exited with code 1\./ },
-    ];
-    for (const [i, killer] of killers.entries()) {
-      test(`${killer.what}: the call says how the worker died and what was lost; the next call runs in a fresh one`, { timeout: 60_000 }, async () => {
-        const name = `precious_${i}`;
-        await run(`${name} = [1, 2, 3]`);
-        const pid = await workerPid();
-        const died = await run(killer.code);
-        assert.equal(died.isError, true);
-        assert.match(text(died), /^The Python kernel died: /);
-        assert.match(text(died), killer.says);
-        assert.match(text(died), new RegExp(`Lost with it: [^\\n]*\\b${name}\\b`));
-        assert.equal(died.facts?.status, 'died');
-        await waitFor('the old worker to be gone', () => !running(pid), { timeoutMs: 5000 });
-        assert.equal(text(await run('6 * 7')), '42\n');
-        assert.notEqual(await workerPid(), pid);
-        assert.match(text(await run(name)), /NameError/);
-      });
-    }
+    ]);
 
     test('SIGKILL of the worker from outside mid-run is reported as such, with the names lost', { timeout: 60_000 }, async () => {
       await run('kept = 1');
@@ -94,32 +79,9 @@ for (const python of cases) {
       assert.equal(text(await run('2 + 2')), '4\n');
     });
 
-    test('a SIGSTOPped worker is noticed by its heartbeat and replaced; the pending call says so', { timeout: 60_000 }, async () => {
-      await run('kept = 1');
-      const pid = await workerPid();
-      const pending = run('import time\ntime.sleep(120)');
-      await busy();
-      process.kill(pid, 'SIGSTOP');
-      const died = await pending;
-      assert.match(text(died), /The Python kernel died: the worker was stopped and silent for \d+\.\d s \(hung or stopped\) and was killed\./);
-      assert.match(text(died), /Lost with it: [^\n]*\bkept\b/);
-      await waitFor('the stopped worker to be gone', () => !running(pid), { timeoutMs: 5000 });
-      assert.equal(text(await run('3 * 3')), '9\n');
-    });
+    stoppedProcessTest(target, /The Python kernel died: the worker was stopped and silent for \d+\.\d s \(hung or stopped\) and was killed\./);
 
-    test('a blocking C call that ignores SIGINT: the timeout escalates to a restart, keeping what it printed and naming what was lost', { timeout: 60_000 }, async () => {
-      await run('kept = 1');
-      const pid = await workerPid();
-      const code = "import ctypes, signal\nprint('blocking', flush=True)\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nctypes.CDLL(None).sleep(120)";
-      const stuck = await run(code, { timeout_s: 1 });
-      assert.equal(stuck.isError, true);
-      assert.match(text(stuck), /^blocking\n/);
-      assert.match(text(stuck), /Timed out after 1 s; the run was interrupted and, as it would not stop, the kernel was restarted \(variables lost\)/);
-      assert.match(text(stuck), /Lost with it: [^\n]*\bkept\b/);
-      assert.equal(stuck.facts?.restarted, true);
-      await waitFor('the stuck worker to be ended', () => !running(pid), { timeoutMs: 5000 });
-      assert.equal(text(await run('1 + 1')), '2\n');
-    });
+    ignoredInterruptTest(target);
 
     test('interrupt_kernel on a blocking C call that ignores SIGINT escalates the same way', { timeout: 60_000 }, async () => {
       await run('kept = 1');
