@@ -8,7 +8,7 @@
  * `node dist/bench/cold-handshake.js [runs] [python]`; writes bench/results/cold-handshake.json.
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,11 +64,17 @@ export async function runColdHandshakeBench(python: string, runs = 5): Promise<C
   const state = join(root, 'state');
   const env = { ...process.env, PYTHON_MCP_HOME: state, PYTHON_MCP_INTERPRETER: python };
   const files = daemonFiles(state);
-  const stop = () => execFileSync(process.execPath, [CLI, 'stop'], { env, stdio: 'ignore' });
+  // The shim may answer from the file and exit before the daemon it started is up: wait for that
+  // daemon to say where it is, or `stop` finds nothing and it outlives the benchmark.
+  const stop = async () => {
+    const until = Date.now() + 30_000;
+    while (!existsSync(files.info) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    execFileSync(process.execPath, [CLI, 'stop'], { env, stdio: 'ignore' });
+  };
   const out: ColdHandshakeBench = { runs, with_answers: [], without_answers: [] };
   try {
     await handshake(env); // the first daemon writes the answers, and warms the file caches for both sides
-    stop();
+    await stop();
     const kept = join(root, 'answers.json');
     copyFileSync(files.answers, kept);
     for (let i = 0; i < runs; i++) {
@@ -76,11 +82,11 @@ export async function runColdHandshakeBench(python: string, runs = 5): Promise<C
         if (withAnswers) copyFileSync(kept, files.answers);
         else rmSync(files.answers, { force: true });
         (withAnswers ? out.with_answers : out.without_answers).push(await handshake(env));
-        stop();
+        await stop();
       }
     }
   } finally {
-    stop();
+    execFileSync(process.execPath, [CLI, 'stop'], { env, stdio: 'ignore' });
     rmSync(root, { recursive: true, force: true });
   }
   return out;
