@@ -9,7 +9,8 @@
  * Node built-ins only: the shim reads it at every client start. The daemon writes it at start
  * (app/cli/commands/serve.ts).
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writePrivateFile } from '../core/private-file.js';
 // A type only: nothing of the MCP SDK is loaded by the shim.
 import type { ServerDescription } from '../core/mcp/describe-server.js';
 
@@ -19,9 +20,7 @@ export type QuickAnswers = ServerDescription;
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function writeQuickAnswers(path: string, answers: QuickAnswers): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(answers) + '\n', { mode: 0o600 });
-  renameSync(temporary, path);
+  writePrivateFile(path, JSON.stringify(answers) + '\n');
 }
 
 /** The answers in `path` when they were written by `version`; null when absent, unreadable or another version's. */

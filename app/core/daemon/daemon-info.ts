@@ -3,7 +3,8 @@
  * the embedder adds, such as the panel URL). The tray app and `status` read it to find the
  * daemon without asking; it is rewritten atomically, so a reader never sees half a file.
  */
-import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, unlinkSync } from 'node:fs';
+import { writePrivateFile } from '../private-file.js';
 
 export interface DaemonInfo {
   pid: number;
@@ -17,9 +18,7 @@ export interface DaemonInfo {
 }
 
 export function writeDaemonInfo(path: string, info: DaemonInfo): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
-  renameSync(temporary, path);
+  writePrivateFile(path, JSON.stringify(info, null, 2) + '\n');
 }
 
 export function readDaemonInfo(path: string): DaemonInfo | null {

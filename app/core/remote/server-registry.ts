@@ -8,9 +8,9 @@
  * The file is read on every lookup, so a `servers add` in a terminal reaches a running daemon
  * (and a session reconnecting after a token change) without a restart.
  */
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePrivateFile } from '../private-file.js';
 
 /** Server names: at least two characters, so "C:\\kernel.json" never reads as server "C". */
 export const SERVER_NAME = /^[A-Za-z][A-Za-z0-9_.-]{1,63}$/;
@@ -198,16 +198,9 @@ export class ServerRegistry {
   /** Atomic and private from the first byte: a temp file created 0600 in the same folder, then renamed. */
   private write(data: StoredFile): void {
     mkdirSync(this.stateDir, { recursive: true, mode: 0o700 });
-    const temp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      writeFileSync(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-      renameSync(temp, this.file);
+      writePrivateFile(this.file, `${JSON.stringify(data, null, 2)}\n`);
     } catch (error) {
-      try {
-        unlinkSync(temp);
-      } catch {
-        /* never created */
-      }
       throw new ServerRegistryError(`Cannot write ${this.file}: ${(error as Error).message}`);
     }
     this.tightenMode();

@@ -5,8 +5,9 @@
  *
  * Imports only Node built-ins, so the CLI can use it without loading the daemon.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePrivateFile } from '../../private-file.js';
 import { readPanelToken } from './auth.js';
 
 export const ADDRESS_FILE = 'panel.json';
@@ -35,10 +36,7 @@ export function panelUrl(port: number, token: string): string {
 }
 
 export function writePanelAddress(stateDir: string, address: PanelAddressFile): void {
-  const file = join(stateDir, ADDRESS_FILE);
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(address)}\n`, { mode: 0o600 });
-  renameSync(temp, file);
+  writePrivateFile(join(stateDir, ADDRESS_FILE), `${JSON.stringify(address)}\n`);
 }
 
 /** Removes the address, unless another daemon has written its own since. */

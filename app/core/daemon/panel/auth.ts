@@ -17,9 +17,10 @@
  * either). All checks are pure functions of the request's headers, tested without a server.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
+import { writePrivateFile } from '../../private-file.js';
 
 export const TOKEN_FILE = 'panel-token';
 export const TOKEN_BYTES = 32;
@@ -41,13 +42,8 @@ export function newToken(): string {
 export function createPanelToken(stateDir: string): string {
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const token = newToken();
-  const file = join(stateDir, TOKEN_FILE);
-  const temp = `${file}.${process.pid}.tmp`;
-  // Written to a temporary file created 0600, then renamed: the token is never readable by
-  // others, not even for the moment between creating a file and tightening its mode.
-  writeFileSync(temp, `${token}\n`, { mode: 0o600 });
-  if (process.platform !== 'win32') chmodSync(temp, 0o600); // in case the umask or an old file widened it
-  renameSync(temp, file);
+  // Never readable by others, not even for the moment between creating the file and tightening its mode.
+  writePrivateFile(join(stateDir, TOKEN_FILE), `${token}\n`);
   return token;
 }
 
