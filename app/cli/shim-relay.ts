@@ -67,7 +67,7 @@ export interface RelayOptions {
   /** Called when the client's own `initialize` has been answered (the shim reports its start-up time). */
   onInitializeAnswered?: () => void;
   /**
-   * What this version's server answers to initialize and tools/list (daemon/quick-answers.ts),
+   * What this version's server answers to initialize and tools/list (quick-answers.ts),
    * for answering them while no daemon is linked yet; null when there is nothing to go by.
    */
   quickAnswers?: () => QuickAnswers | null;

@@ -3,8 +3,9 @@
  * one at a time in the order asked; each is an ExecutionFuture (reply and idle) over the
  * transport, its iopub routed by parent. It enforces timeouts and cancellation, interrupts with
  * escalation (after the run's execute_input; a second interrupt half a grace period later if
- * the first shows no effect; a restart of a kernel we own one grace period after that), accounts for a death (what happened, the names lost with it), replaces a dead kernel
- * within a restart policy, restarts and shuts down.
+ * the first shows no effect; a restart of a kernel we own one grace period after that),
+ * accounts for a death (what happened, the names lost with it), replaces a dead kernel within a
+ * restart policy, restarts and shuts down.
  *
  * Where the kernel runs and how its life is managed is the provisioner's (a local process group,
  * a Jupyter server, the built-in worker); how messages travel is the transport's.

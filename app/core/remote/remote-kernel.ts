@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KernelClosedError, KernelUnavailableError } from '../kernel/kernel-errors.js';
 import { reasonOf, silentLogger, type EngineLogger } from '../kernel/logger.js';
-import type { ConnectionState, ConnectionStatus, Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/provisioner.js';
+import type { ConnectionState, ConnectionStatus, Incarnation, KernelDeath, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/provisioner.js';
 import { awaitReady, ReadinessError } from '../kernel/readiness.js';
 import { KernelSupervisor, type SupervisorOptions } from '../kernel/supervisor.js';
 import type { SessionKernel } from '../kernel/session-kernel.js';
@@ -378,9 +378,8 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
 
   /**
    * Someone restarted the kernel through the server (JupyterLab's Restart, the REST API): the
-   * server's shutdown request, broadcast with restart true, comes before the process goes. The
-   * WebSocket may stay wired to the old process's output, so a fresh one is opened, as after a
-   * death there; a run in flight is told what was lost instead of waiting on a relay.
+   * server's shutdown request, broadcast with restart true, comes before the process goes. A run
+   * in flight is told what was lost instead of waiting on a relay.
    */
   private onRestartedThere(channel: KernelChannel, shutdownReply: JupyterMessage): void {
     if (this.phase === 'restarting' || this.closed) return;
@@ -388,18 +387,11 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
     this.goneSession = shutdownReply.header.session || null;
     this.gate.shut();
     this.channel = null;
-    this.phase = 'restarting';
-    this.freshPending = true;
-    this.emit('died', {
+    this.reconnectToNewProcess(channel, {
       what: "it was restarted from the server's side",
       headline: `The kernel on ${this.server.label} was restarted from the server's side (in JupyterLab, or through the server's API): every variable is gone.`,
-      exit: null,
-      lastLines: [],
-      recovery: 'provisioner',
       cause: "the kernel was restarted from the server's side",
-    });
-    channel.close("the kernel was restarted from the server's side");
-    this.startReconnecting("reconnecting to the kernel restarted from the server's side");
+    }, ["the kernel was restarted from the server's side", "reconnecting to the kernel restarted from the server's side"]);
   }
 
   private onKernelDiedThere(channel: KernelChannel, status: string): void {
@@ -413,22 +405,25 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
       this.startReconnecting('the kernel died on the server and was not restarted');
       return;
     }
-    this.phase = 'restarting';
-    // The restarted process may listen on new ports, and a WebSocket opened before the restart
-    // can stay wired to the old ones (seen with Jupyter Server 1.23: replies come back, output
-    // never does). A fresh connection is wired to the new process; the reconnection does that,
-    // and announces the new process once it is connected.
-    this.freshPending = true;
-    this.emit('died', {
+    this.reconnectToNewProcess(channel, {
       what: 'its process exited and the server restarted it',
       headline: `The Python kernel on ${this.server.label} died (its process exited) and the server restarted it.`,
-      exit: null,
-      lastLines: [],
-      recovery: 'provisioner',
       cause: 'the kernel died on the server and the server restarted it',
-    });
-    channel.close('the server restarted the kernel');
-    this.startReconnecting('reconnecting to the kernel the server restarted');
+    }, ['the server restarted the kernel', 'reconnecting to the kernel the server restarted']);
+  }
+
+  /**
+   * The server has a new process for this kernel: the death is told, and a fresh connection is
+   * opened. The new process may listen on new ports, and a WebSocket opened before can stay wired
+   * to the old ones (seen with Jupyter Server 1.23: replies come back, output never does); the
+   * reconnection announces the new process once it is connected.
+   */
+  private reconnectToNewProcess(channel: KernelChannel, death: Pick<KernelDeath, 'what' | 'headline' | 'cause'>, [closing, reconnecting]: [string, string]): void {
+    this.phase = 'restarting';
+    this.freshPending = true;
+    this.emit('died', { ...death, exit: null, lastLines: [], recovery: 'provisioner' });
+    channel.close(closing);
+    this.startReconnecting(reconnecting);
   }
 
   private onDropped(channel: KernelChannel, reason: string): void {
