@@ -23,20 +23,26 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, opti
   const { timeoutMs = 10_000, stepMs = 50 } = options;
   const deadline = Date.now() + timeoutMs;
   const timedOut = () => new WaitTimeoutError(`timed out after ${timeoutMs} ms waiting for ${what}`);
-  let timer: NodeJS.Timeout | undefined;
   // A probe still running at the deadline loses to this (it is given a moment's grace to answer).
-  const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(timedOut()), timeoutMs + Math.max(1000, stepMs))));
-  hung.catch(() => undefined);
+  const hung = rejectAfter(timeoutMs + Math.max(1000, stepMs), timedOut);
   try {
     for (;;) {
-      const value = await Promise.race([Promise.resolve(probe()), hung]);
+      const value = await Promise.race([Promise.resolve(probe()), hung.late]);
       if (value) return value as NonNullable<T>;
       if (Date.now() >= deadline) throw timedOut();
       await new Promise((resolve) => setTimeout(resolve, Math.min(stepMs, Math.max(1, deadline - Date.now()))));
     }
   } finally {
-    clearTimeout(timer);
+    hung.clear();
   }
+}
+
+/** A promise that rejects with `error()` after `ms`, unless cleared first. */
+function rejectAfter(ms: number, error: () => Error): { late: Promise<never>; clear: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(error()), ms)));
+  late.catch(() => undefined); // raced, never awaited alone
+  return { late, clear: () => clearTimeout(timer) };
 }
 
 /** The arguments of the next `event` from `emitter`; throws a WaitTimeoutError naming `what` after `timeoutMs`. */
@@ -56,11 +62,10 @@ export function nextEvent<A extends unknown[] = unknown[]>(emitter: EventEmitter
 
 /** `promise`, or a WaitTimeoutError naming `what` if it has not settled within `timeoutMs`. */
 export async function withDeadline<T>(promise: Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new WaitTimeoutError(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs)));
+  const deadline = rejectAfter(timeoutMs, () => new WaitTimeoutError(`timed out after ${timeoutMs} ms waiting for ${what}`));
   try {
-    return await Promise.race([promise, late]);
+    return await Promise.race([promise, deadline.late]);
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
   }
 }
