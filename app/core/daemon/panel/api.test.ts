@@ -17,6 +17,20 @@ import { startPanelServer, type PanelServer } from './server.js';
 const startedHere = markChildProcesses('panel-api-test');
 after(() => startedHere.allEnded());
 
+/** A state folder, the services over it and a panel in front: what each suite here starts from. */
+async function panelStage(prefix: string, env: Record<string, string> = { PYTHON_MCP_POOL_SIZE: '0' }): Promise<{ stateDir: string; services: DaemonServices; panel: PanelServer }> {
+  const stateDir = mkdtempSync(join(tmpdir(), prefix));
+  const services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON, ...env } });
+  const panel = await startPanelServer({ services, registration: { home: join(stateDir, 'home'), env: {} } });
+  return { stateDir, services, panel };
+}
+
+async function closePanelStage(stage: { stateDir: string; services: DaemonServices; panel: PanelServer }): Promise<void> {
+  await stage.panel.close();
+  await stage.services.shutdown();
+  rmSync(stage.stateDir, { recursive: true, force: true });
+}
+
 describe('panel API', () => {
   let stateDir: string;
   let services: DaemonServices;
@@ -39,15 +53,9 @@ describe('panel API', () => {
   };
 
   before(async () => {
-    stateDir = mkdtempSync(join(tmpdir(), 'ps-panel-api-'));
-    services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON } });
-    panel = await startPanelServer({ services, registration: { home: join(stateDir, 'home'), env: {} } });
+    ({ stateDir, services, panel } = await panelStage('ps-panel-api-', {}));
   });
-  after(async () => {
-    await panel.close();
-    await services.shutdown();
-    rmSync(stateDir, { recursive: true, force: true });
-  });
+  after(() => closePanelStage({ stateDir, services, panel }));
   /** The session `name`, started unless an earlier test left it running. */
   const session = async (name: string) => services.sessions.find(name) ?? (await services.sessions.start(name, {}));
 
@@ -267,9 +275,7 @@ describe('panel API: remote Jupyter servers', () => {
   };
 
   before(async () => {
-    stateDir = mkdtempSync(join(tmpdir(), 'ps-panel-servers-'));
-    services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON, PYTHON_MCP_POOL_SIZE: '0' } });
-    panel = await startPanelServer({ services, registration: { home: join(stateDir, 'home'), env: {} } });
+    ({ stateDir, services, panel } = await panelStage('ps-panel-servers-'));
     jupyter = await fakeJupyter(TOKEN);
   });
   // Each test starts from an empty registry and adds what it needs.
@@ -279,10 +285,8 @@ describe('panel API: remote Jupyter servers', () => {
     }
   });
   after(async () => {
-    await panel.close();
-    await services.shutdown();
+    await closePanelStage({ stateDir, services, panel });
     await jupyter.close();
-    rmSync(stateDir, { recursive: true, force: true });
   });
 
   test('adds a server, checks it answers, and never returns its token', async () => {
@@ -428,9 +432,7 @@ describe('panel API: starting a session on a remote server', () => {
   };
 
   before(async () => {
-    stateDir = mkdtempSync(join(tmpdir(), 'ps-panel-remote-start-'));
-    services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON, PYTHON_MCP_POOL_SIZE: '0' } });
-    panel = await startPanelServer({ services, registration: { home: join(stateDir, 'home'), env: {} } });
+    ({ stateDir, services, panel } = await panelStage('ps-panel-remote-start-'));
     // An R kernelspec beside Python's: listed for the dialog, but not offered to start.
     jupyter = await fakeJupyter(TOKEN, { ir: { name: 'ir', spec: { display_name: 'R', language: 'R' } } });
     services.sessions.servers.add({ name: 'lab', url: jupyter.url, token: TOKEN });
@@ -438,10 +440,8 @@ describe('panel API: starting a session on a remote server', () => {
     services.sessions.servers.add({ name: 'down', url: `http://127.0.0.1:${await closedPort()}/` });
   });
   after(async () => {
-    await panel.close();
-    await services.shutdown();
+    await closePanelStage({ stateDir, services, panel });
     await jupyter.close();
-    rmSync(stateDir, { recursive: true, force: true });
   });
 
   test("lists a server's kernelspecs with its default, marks the ones that are not Python, and never its token", async () => {
@@ -523,9 +523,7 @@ describe('panel API: a session started on a real Jupyter Server', { skip: jupyte
   const send = rawSender(() => panel, answers);
 
   before(async () => {
-    stateDir = mkdtempSync(join(tmpdir(), 'ps-panel-remote-real-'));
-    services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON, PYTHON_MCP_POOL_SIZE: '0' } });
-    panel = await startPanelServer({ services, registration: { home: join(stateDir, 'home'), env: {} } });
+    ({ stateDir, services, panel } = await panelStage('ps-panel-remote-real-'));
     jupyter = await startJupyterServer();
     services.sessions.servers.add({ name: 'lab', url: jupyter.url, token: jupyter.token });
   });
