@@ -1,7 +1,10 @@
 """Runs once at the start of every kernel Python Session launches.
 
 It is executed in a private namespace (see app/core/kernel/kernel-process.ts),
-so nothing here appears among the user's variables.
+so nothing here appears among the user's variables. What the built-in worker
+does the same way (items 2, 3, 7's escaping and 11) is in python_session_common,
+loaded from the file beside this one, or, on a server, from the source sent with
+this file (app/core/remote/remote-kernel.ts).
 
 1. Lifeline. The daemon gives the kernel one end of a socket pair as file
    descriptor PYTHON_SESSION_LIFELINE_FD. A thread blocks reading it; end of
@@ -76,8 +79,7 @@ so nothing here appears among the user's variables.
 """
 import codecs
 import collections
-import importlib.abc
-import importlib.util
+import linecache
 import os
 import select
 import selectors
@@ -110,149 +112,45 @@ def _start_lifeline():
     threading.Thread(target=wait_for_owner, name="python-session-lifeline", daemon=True).start()
 
 
-def _cap_memory():
-    limit = os.environ.pop("PYTHON_SESSION_MEMORY_LIMIT", None)
-    if not limit or not sys.platform.startswith("linux"):
-        return
-    try:
-        import resource
+def _load_common():
+    """python_session_common, which the built-in worker uses too (memory cap, figures, scrubbing).
 
-        limit = int(limit)
-        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
-    except (ValueError, OSError, ImportError):
-        pass
-
-
-def _remember_closed_figures():
-    memory = types.ModuleType("_python_session_figures")
-    memory.last = None
-    sys.modules.setdefault("_python_session_figures", memory)
-    memory = sys.modules["_python_session_figures"]
-
-    def wrap(helpers):
-        gcf = helpers.Gcf
-        if getattr(gcf, "_python_session_wrapped", False):
-            return
-        destroy, destroy_all = gcf.destroy.__func__, gcf.destroy_all.__func__
-
-        def keep(manager):
-            figure = getattr(getattr(manager, "canvas", None), "figure", None)
-            if figure is not None:
-                memory.last = figure
-
-        def destroy_and_keep(cls, num):
-            manager = num if hasattr(num, "canvas") else cls.figs.get(num)
-            keep(manager)
-            return destroy(cls, num)
-
-        def destroy_all_and_keep(cls):
-            keep(cls.get_active())
-            return destroy_all(cls)
-
-        gcf.destroy = classmethod(destroy_and_keep)
-        gcf.destroy_all = classmethod(destroy_all_and_keep)
-        gcf._python_session_wrapped = True
-
-    _after_import("matplotlib._pylab_helpers", wrap)
+    A kernel on a server gets its source along with this file's (COMMON_SOURCE, and nothing is
+    written there); a local kernel reads the file beside this one (__file__).
+    """
+    name = "python_session_common"
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    source = globals().get("COMMON_SOURCE")
+    if source is None:
+        filename = os.path.join(os.path.dirname(__file__), name + ".py")
+        with open(filename, encoding="utf-8") as file:
+            source = file.read()
+    else:
+        filename = "<python-session>/" + name + ".py"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    exec(compile(source, filename, "exec"), module.__dict__)
+    sys.modules[name] = module
+    return module
 
 
-def _after_import(name, fn):
-    """Calls fn(module) once module `name` is imported (now, if it already is)."""
-    if name in sys.modules:
-        fn(sys.modules[name])
-        return
-
-    class WatchImport(importlib.abc.MetaPathFinder):
-        def find_spec(self, fullname, path, target=None):
-            if fullname != name:
-                return None
-            sys.meta_path.remove(self)
-            spec = importlib.util.find_spec(fullname)
-            if spec is None or spec.loader is None:
-                return spec
-            execute = spec.loader.exec_module
-
-            def exec_and_call(module):
-                execute(module)
-                try:
-                    fn(module)
-                except Exception:
-                    pass  # an unexpected version of the module: the extra just doesn't apply
-
-            spec.loader.exec_module = exec_and_call
-            return spec
-
-    sys.meta_path.insert(0, WatchImport())
+_common = _load_common()
 
 
-def _non_interactive_backend():
-    """True when matplotlib's backend draws only to files (Agg, PDF, SVG…), not inline or a window."""
-    matplotlib = sys.modules.get("matplotlib")
-    if matplotlib is None:
-        return False
-    try:
-        backend = str(matplotlib.get_backend()).lower()
-        from matplotlib import rcsetup
-
-        return backend in {b.lower() for b in rcsetup.non_interactive_bk} and "inline" not in backend
-    except Exception:
-        return False
-
-
-def _display_open_figures():
-    """Displays every open figure as a PNG, then closes them (what the inline backend does)."""
-    helpers = sys.modules.get("matplotlib._pylab_helpers")
-    if helpers is None:
-        return
-    managers = list(helpers.Gcf.get_all_fig_managers())
-    if not managers:
-        return
-    import base64
-    import io
-
+def _display_with_ipython(bundle, raw=True):
     from IPython.display import display
 
-    for manager in managers:
-        figure = manager.canvas.figure
-        buffer = io.BytesIO()
-        try:
-            figure.savefig(buffer, format="png", bbox_inches="tight")
-        except Exception as error:
-            sys.stderr.write("Figure %s could not be drawn: %s\n" % (manager.num, error))
-            continue
-        display({"image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
-                 "text/plain": repr(figure)}, raw=True)
-    helpers.Gcf.destroy_all()
+    display(bundle, raw=raw)
 
 
 def _show_figures_under_any_backend():
-    def wrap_show(pyplot):
-        show = pyplot.show
-        if getattr(show, "_python_session", False):
-            return
-
-        def show_here(*args, **kwargs):
-            if not _non_interactive_backend():
-                return show(*args, **kwargs)
-            _display_open_figures()
-
-        show_here._python_session = True
-        show_here.__doc__ = show.__doc__
-        pyplot.show = show_here
-
-    _after_import("matplotlib.pyplot", wrap_show)
+    at_cell_end = _common.show_figures_under_file_backends(_display_with_ipython)
     shell = _shell()
-    if shell is None:
-        return
-
-    def at_cell_end():
-        if _non_interactive_backend():
-            _display_open_figures()
-
-    shell.events.register("post_execute", at_cell_end)
+    if shell is not None:
+        shell.events.register("post_execute", at_cell_end)
 
 
 def _pending_chars(stream):
@@ -286,21 +184,6 @@ def _kernel():
     return getattr(_shell(), "kernel", None)
 
 
-def _scrub(value):
-    """Replaces characters UTF-8 cannot encode (lone surrogates) by backslash escapes."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            return value
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "backslashreplace").decode("utf-8")
-    if isinstance(value, dict):
-        return {_scrub(k): _scrub(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_scrub(v) for v in value]
-    return value
-
-
 def _tolerate_unencodable_text(kernel):
     session = getattr(kernel, "session", None)
     pack = getattr(session, "pack", None)
@@ -311,7 +194,7 @@ def _tolerate_unencodable_text(kernel):
         try:
             return _pack(obj)
         except ValueError:  # UnicodeEncodeError, and the packer's own retry of it
-            return _pack(_scrub(obj))
+            return _pack(_common.scrub(obj))
 
     safe_pack._python_session = True
     session.pack = safe_pack
@@ -791,8 +674,8 @@ def _no_output_history():
 
 
 _start_lifeline()
-_cap_memory()
-_remember_closed_figures()
+_common.cap_memory()
+_common.remember_closed_figures()
 _show_figures_under_any_backend()
 _quiet_interrupt_artifact()
 _route_output()

@@ -45,8 +45,9 @@ const isWindows = process.platform === 'win32';
  */
 function startupLine(): string {
   const file = join(pythonHelpersDir(), 'kernel_startup.py');
-  // exec in a fresh dict: nothing lands in the user's namespace.
-  return `exec(compile(open(${JSON.stringify(file)}, encoding='utf-8').read(), ${JSON.stringify(file)}, 'exec'), {'__name__': 'python_session_startup'})`;
+  // exec in a fresh dict: nothing lands in the user's namespace. __file__ is where it finds
+  // python_session_common, the part it shares with the built-in worker.
+  return `exec(compile(open(${JSON.stringify(file)}, encoding='utf-8').read(), ${JSON.stringify(file)}, 'exec'), {'__name__': 'python_session_startup', '__file__': ${JSON.stringify(file)}})`;
 }
 
 export function describeExit(info: Pick<ExitInfo, 'code' | 'signal'>): string {

@@ -16,8 +16,9 @@ if sys.version_info < (3, 8):
     )
     sys.exit(3)
 
-# The worker's folder must not stay first on sys.path, where user code would import from it;
-# a REPL's '' (the working directory) takes its place once the worker is loaded.
+# The worker's folder, and the one above it with python_session_common (what the worker shares
+# with kernel_startup.py), are on sys.path only while the worker is imported, where user code
+# would import from them; a REPL's '' (the working directory) takes their place.
 import os
 
 _here = os.path.dirname(os.path.abspath(__file__))
@@ -25,8 +26,10 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == _here:
     sys.path[0] = _here
 else:
     sys.path.insert(0, _here)
+sys.path.insert(1, os.path.dirname(_here))
 from python_session_worker.main import run  # noqa: E402
 
+del sys.path[1]
 sys.path[0] = ""
 del _here
 sys.exit(run())

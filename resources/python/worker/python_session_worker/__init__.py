@@ -3,7 +3,8 @@
 It runs user code where ipykernel is not installed (CPython 3.8 to 3.13), behaving as the
 tools promise: a persistent ``__main__`` namespace, the last expression displayed through
 its own ``_repr_*_`` methods, errors naming the cell line, output in print order, interrupts,
-figures, and stdin closed.
+figures (resources/python/python_session_common.py, shared with ipykernel kernels), and stdin
+closed.
 
 Protocol. The daemon listens on 127.0.0.1 (an ephemeral port) and starts
 ``<python> start.py`` in a process group of its own with stdin a pipe. It writes one line,

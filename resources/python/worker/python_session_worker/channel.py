@@ -11,6 +11,8 @@ import os
 import threading
 import time
 
+import python_session_common as common
+
 PROTOCOL_VERSION = "5.3"
 SESSION = os.urandom(16).hex()
 # A line from the daemon carries at most this much (code to run can be large; nothing else is).
@@ -26,26 +28,6 @@ try:
     USER = os.environ.get("USER") or os.environ.get("USERNAME") or "python-session"
 except Exception:
     USER = "python-session"
-
-
-_INF = float("inf")
-
-
-def scrub(value):
-    """What JSON over UTF-8 can carry: lone surrogates as backslash escapes, NaN as null."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            return value
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "backslashreplace").decode("utf-8")
-    if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
-        return None
-    if isinstance(value, dict):
-        return {scrub(k): scrub(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [scrub(v) for v in value]
-    return value
 
 
 def header(msg_type):
@@ -89,7 +71,7 @@ class Channel:
         try:
             body = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
         except (ValueError, TypeError):
-            body = json.dumps(scrub(message), ensure_ascii=False, separators=(",", ":"), default=repr).encode("utf-8")
+            body = json.dumps(common.scrub(message, finite=True), ensure_ascii=False, separators=(",", ":"), default=repr).encode("utf-8")
         return b"".join((self.sign(body), b" ", body, b"\n"))
 
     def send_line(self, line):

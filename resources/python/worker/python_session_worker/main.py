@@ -16,10 +16,11 @@ import sys
 import threading
 import types
 
+import python_session_common as common
+
 from . import display, errors, streams
 from .cells import Interrupts, Runner, ends_with_semicolon
 from .channel import PROTOCOL_VERSION, Channel, Outbox
-from .figures import Figures
 
 VERSION = "1"
 NAMES_KEY = "__python_session_names__"  # see app/core/kernel/user-names.ts
@@ -47,23 +48,6 @@ def _read_start_line():
 
 def _no_input(prompt=""):
     raise EOFError("input() cannot be answered: this Python session has no stdin. Put the value in the code instead.")
-
-
-def _cap_memory():
-    # As kernel_startup.py does for ipykernel: a runaway allocation is a MemoryError in the cell.
-    limit = os.environ.pop("PYTHON_SESSION_MEMORY_LIMIT", None)
-    if not limit or not sys.platform.startswith("linux"):
-        return
-    try:
-        import resource
-
-        limit = int(limit)
-        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
-    except (ValueError, OSError, ImportError):
-        pass
 
 
 def _end_process_group(code=1):
@@ -102,8 +86,11 @@ class Worker:
         display.set_publisher(self._publish_display)
         builtins.display = display.display
         builtins.input = _no_input
-        self.figures = Figures(display.display)
-        self.figures.install()
+        # No inline backend here: matplotlib draws to files unless the person chose a backend,
+        # and figures come back as images (python_session_common).
+        os.environ.setdefault("MPLBACKEND", "Agg")
+        common.remember_closed_figures()
+        self.figures_at_cell_end = common.show_figures_under_file_backends(display.display)
         self.interrupts.install()
 
     # ---- sending ----
@@ -249,7 +236,7 @@ class Worker:
             failure = errors.describe(error, self.cell_names, compiling)
             self.capture.drain()
             self.outbox.message("iopub", "error", failure, parent)
-        self._as_user_code(self.figures.at_cell_end)
+        self._as_user_code(self.figures_at_cell_end)
         expressions = self._user_expressions(content.get("user_expressions") or {})
         self.capture.drain()
         reply = {"status": "error" if failure else "ok", "execution_count": count,
@@ -318,7 +305,7 @@ def run():
     # the stderr it was started with; fd 2 itself becomes each cell's.
     log = open(os.dup(2), "w", encoding="utf-8", errors="backslashreplace")
     faulthandler.enable(file=log, all_threads=True)
-    _cap_memory()
+    common.cap_memory()  # as kernel_startup.py does for ipykernel
     try:
         sock = socket.create_connection(("127.0.0.1", port), timeout=10)
     except OSError as error:
