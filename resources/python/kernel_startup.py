@@ -345,30 +345,30 @@ def _routing_mode(kernel, streams):
     return None
 
 
-def _route_output():
+def _streams_to_route():
+    """sys.stdout and sys.stderr, by name, where they are ipykernel OutStreams not yet routed."""
     streams = {}
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         if type(stream).__name__ == "OutStream" and not getattr(stream, "_python_session_routed", False):
             streams[name] = stream
-    if not streams:
-        return
-    kernel = _kernel()
-    if kernel is not None:
-        _tolerate_unencodable_text(kernel)
-    mode = _routing_mode(kernel, streams)
-    single = mode == "single"
-    start_thread = threading.Thread.start
+    return streams
 
-    def current_id(stream):
-        return (stream.parent_header or {}).get("msg_id")
 
-    def send_under(stream, text, header):
-        # Straight to the I/O thread (thread-safe), under the given cell's header.
-        stream.session.send(stream.pub_thread, "stream", content={"name": stream.name, "text": text}, parent=header, ident=stream.topic)
+def _current_id(stream):
+    """The msg_id of the request the stream files text under now."""
+    return (stream.parent_header or {}).get("msg_id")
+
+
+def _send_under(stream, text, header):
+    # Straight to the I/O thread (thread-safe), under the given cell's header.
+    stream.session.send(stream.pub_thread, "stream", content={"name": stream.name, "text": text}, parent=header, ident=stream.topic)
+
+
+def _adopter(mode, streams):
+    """adopt(header): ipykernel 7 buffers the calling thread's text and sends it under that cell."""
 
     def adopt(header):
-        # ipykernel 7: this thread's text is buffered and sent under its own cell.
         if mode == "per-thread":
             for stream in streams.values():
                 try:
@@ -376,26 +376,89 @@ def _route_output():
                 except Exception:
                     pass
 
-    readers = {}
-    cell_pipes = {}  # stream name -> the read end of the current cell's pipe
+    return adopt
 
-    def new_pipe(stream, header):
+
+class _CellPipes:
+    """fd 1 and 2 into a fresh pipe at every execute_request, one reader thread per stream."""
+
+    def __init__(self, adopt, start_thread):
+        self.adopt = adopt
+        self.start_thread = start_thread
+        self.readers = {}  # stream name -> its _CellPipeReader
+        self.current = {}  # stream name -> the read end of the current cell's pipe
+
+    def new_pipe(self, stream, header):
         # fd 1/2 now lead to a pipe of this cell's: children started from now on write there.
-        reader = readers.get(stream.name)
+        reader = self.readers.get(stream.name)
         if reader is None:
-            reader = readers[stream.name] = _CellPipeReader(stream, adopt, start_thread)
+            reader = self.readers[stream.name] = _CellPipeReader(stream, self.adopt, self.start_thread)
         read_end, write_end = os.pipe()
         try:
             os.dup2(write_end, _FDS[stream.name])
         finally:
             os.close(write_end)
         reader.add(read_end, header)
-        cell_pipes[stream.name] = read_end
+        self.current[stream.name] = read_end
 
-    def drain_cell_pipes():
-        for name, fd in list(cell_pipes.items()):
-            readers[name].drain(fd)
+    def drain(self):
+        """At the end of a cell: what its pipes hold reaches the stream before the reply."""
+        for name, fd in list(self.current.items()):
+            self.readers[name].drain(fd)
 
+
+def _held_text(stream, write, single):
+    """Short writes held back, and release(), which hands them to ipykernel's buffer in one write.
+
+    Returns (held, parent, release): the writer appends text to `held` and, under ipykernel 7,
+    sets parent[0] to the parent header the held text was written under.
+    """
+    held = collections.deque()
+    parent = [{}]
+    release_lock = threading.Lock()
+
+    def release():
+        # Held text goes into ipykernel's buffer, in order, from whichever thread asks.
+        if not held:
+            return
+        with release_lock:
+            parts = []
+            take = held.popleft
+            try:
+                while True:
+                    parts.append(take())
+            except IndexError:
+                pass
+            if parts:
+                text = "".join(parts)
+                if single:
+                    write(text)
+                else:
+                    with stream._buffer_lock:
+                        stream._buffers[frozenset(parent[0].items())].write(text)
+
+    return held, parent, release
+
+
+def _release_before_sending(stream, release):
+    # Whatever sends the buffer (the 0.2 s timer, flush(), the end of a cell) sends held text too.
+    for method in ("_flush", "flush"):
+        original = getattr(stream, method)
+
+        def releasing(*args, _original=original, **kwargs):
+            release()
+            return _original(*args, **kwargs)
+
+        setattr(stream, method, releasing)
+
+
+def _routed_writers(streams, mode):
+    """A write for each stream, the hot path of every print, and what else needs to reach them.
+
+    Returns (writers, releases, holders): stream name -> its write; stream name -> its
+    release() of held text; and the stop_holding() of every writer (for a forked child).
+    """
+    single = mode == "single"
     main_thread = threading.main_thread().ident
     get_ident = threading.get_ident
     current_thread = threading.current_thread
@@ -415,42 +478,12 @@ def _route_output():
         holding = mode is not None and all(hasattr(stream, a) for a in ("_flush", "_schedule_flush", "flush", "_buffer_lock"))
         holding = holding and (single or isinstance(getattr(stream, "_buffers", None), dict))
         check_thread = single or holding
-        held = collections.deque()
+        held, held_parent, release = _held_text(stream, write, single)
         held_chars = 0
-        held_parent = {}  # ipykernel 7: the parent the held text was written under
         unchecked = 0  # characters written since the buffer's size was last looked at
-        release_lock = threading.Lock()
-
-        def release():
-            # Held text goes into ipykernel's buffer, in order, from whichever thread asks.
-            if not held:
-                return
-            with release_lock:
-                parts = []
-                take = held.popleft
-                try:
-                    while True:
-                        parts.append(take())
-                except IndexError:
-                    pass
-                if parts:
-                    text = "".join(parts)
-                    if single:
-                        write(text)
-                    else:
-                        with stream._buffer_lock:
-                            stream._buffers[frozenset(held_parent.items())].write(text)
 
         if holding:
-            # Whatever sends the buffer (the 0.2 s timer, flush(), the end of a cell) sends held text too.
-            for method in ("_flush", "flush"):
-                original = getattr(stream, method)
-
-                def releasing(*args, _original=original, **kwargs):
-                    release()
-                    return _original(*args, **kwargs)
-
-                setattr(stream, method, releasing)
+            _release_before_sending(stream, release)
             schedule_flush = stream._schedule_flush
 
         flush_soon = _flusher(stream)
@@ -472,11 +505,11 @@ def _route_output():
         def write_under(piece, origin):
             # Text from a thread whose cell is over goes out under that cell (ipykernel 6).
             with stream._buffer_lock:  # no set_parent between the check and the append
-                mine = origin.get("msg_id") == current_id(stream)
+                mine = origin.get("msg_id") == _current_id(stream)
                 if mine:
                     write(piece)
             if not mine:
-                send_under(stream, piece, origin)
+                _send_under(stream, piece, origin)
 
         def write_slowly(text):
             # Another thread's text, or one longer than a piece.
@@ -497,7 +530,7 @@ def _route_output():
         def routed_write(text):
             # Runs for every print: the common case (the main thread, a short string,
             # the same stream as last time) is kept to a few comparisons.
-            nonlocal unchecked, held_chars, held_parent, last_written
+            nonlocal unchecked, held_chars, last_written
             if last_written is not stream:
                 switch()
             try:
@@ -510,7 +543,7 @@ def _route_output():
                 # ipykernel's write costs about a microsecond (a lock, a getpid, a timer
                 # check); a loop of short prints is held here and handed on in one write.
                 if not held and not single:
-                    held_parent = stream.parent_header
+                    held_parent[0] = stream.parent_header
                 held.append(text)
                 held_chars += size
                 if held_chars >= _HOLD:
@@ -536,79 +569,109 @@ def _route_output():
         holders.append(stop_holding)
         return routed_write
 
+    writers = {}
     for name, stream in streams.items():
-        other = streams.get("stderr" if name == "stdout" else "stdout")
-        captures_fds = mode is not None and getattr(stream, "_fid", None) is not None
-        writer = stream.write = routed_writer(stream, other)
+        writers[name] = routed_writer(stream, streams.get("stderr" if name == "stdout" else "stdout"))
+    return writers, releases, holders
 
+
+def _route_new_parents(stream, writer, release, single, pipes):
+    """Wraps set_parent: at each new request, our write back in place, held and buffered text
+    sent under the request before, and (with `pipes`) a fresh pipe on fd 1/2 for an execute."""
+    set_parent = stream.set_parent
+
+    def routed_set_parent(parent):
+        # IPython 9 puts back, after each cell, the write it found when the cell began;
+        # this file runs inside such a cell (exec_lines), so at the first request the
+        # plain method is back in place of ours.
+        current = vars(stream).get("write")
+        if current is None or getattr(current, "__func__", None) is type(stream).write:
+            stream.write = writer
+        release()  # held text belongs to the request before
+        if single:
+            with stream._buffer_lock:
+                previous = stream.parent_header
+                pending = stream._flush_buffer()  # written under the request before: send it under that one
+                set_parent(parent)
+            if pending:
+                _send_under(stream, pending, previous)
+        else:
+            set_parent(parent)
+        header = stream.parent_header
+        if pipes is not None and header.get("msg_type") == "execute_request":
+            try:
+                pipes.new_pipe(stream, header)
+            except Exception:
+                pass
+
+    stream.set_parent = routed_set_parent
+
+
+def _release_before_fork(streams, releases, holders):
+    def before_fork():
+        # Sent before the child exists: it would print ahead of it, or print it twice.
+        for stream in streams.values():
+            releases[stream.name]()
+            if _pending_chars(stream):
+                stream.flush()
+
+    # A forked child writes straight through: it has no I/O thread of its own to send held text.
+    os.register_at_fork(before=before_fork, after_in_child=lambda: [stop() for stop in holders])
+
+
+def _tag_threads_with_their_cell(streams, mode, adopt, start_thread):
+    """Thread.start records the cell (request header) a new thread belongs to: its starter's, or the current one."""
+
+    def start(self, *args, **kwargs):
+        if getattr(self, _ORIGIN, None) is None:
+            here = getattr(threading.current_thread(), _ORIGIN, None)
+            if here is None:
+                header = streams.get("stdout", next(iter(streams.values()))).parent_header
+                here = dict(header) if header and header.get("msg_id") else None
+            if here is not None:
+                setattr(self, _ORIGIN, here)
+                if mode == "per-thread":
+                    run = self.run
+
+                    def run_in_its_cell(_run=run, _here=here):
+                        adopt(_here)
+                        return _run()
+
+                    self.run = run_in_its_cell
+        return start_thread(self, *args, **kwargs)
+
+    threading.Thread.start = start
+
+
+def _route_output():
+    """Items 4, 5, 6 and 9 of this file's docstring, on ipykernel's stdout and stderr."""
+    streams = _streams_to_route()
+    if not streams:
+        return
+    kernel = _kernel()
+    if kernel is not None:
+        _tolerate_unencodable_text(kernel)
+    mode = _routing_mode(kernel, streams)
+    start_thread = threading.Thread.start
+    adopt = _adopter(mode, streams)
+    pipes = _CellPipes(adopt, start_thread)
+    writers, releases, holders = _routed_writers(streams, mode)
+
+    for name, stream in streams.items():
+        stream.write = writers[name]
         if mode is not None:
-            set_parent = stream.set_parent
-
-            def routed_set_parent(parent, _set=set_parent, _self=stream, _captures=captures_fds, _writer=writer):
-                # IPython 9 puts back, after each cell, the write it found when the cell began;
-                # this file runs inside such a cell (exec_lines), so at the first request the
-                # plain method is back in place of ours.
-                current = vars(_self).get("write")
-                if current is None or getattr(current, "__func__", None) is type(_self).write:
-                    _self.write = _writer
-                releases[_self.name]()  # held text belongs to the request before
-                if single:
-                    with _self._buffer_lock:
-                        previous = _self.parent_header
-                        pending = _self._flush_buffer()  # written under the request before: send it under that one
-                        _set(parent)
-                    if pending:
-                        send_under(_self, pending, previous)
-                else:
-                    _set(parent)
-                header = _self.parent_header
-                if _captures and header.get("msg_type") == "execute_request":
-                    try:
-                        new_pipe(_self, header)
-                    except Exception:
-                        pass
-
-            stream.set_parent = routed_set_parent
+            captures_fds = getattr(stream, "_fid", None) is not None
+            _route_new_parents(stream, writers[name], releases[name], mode == "single", pipes if captures_fds else None)
         stream._python_session_routed = True
 
     shell = _shell()
     if mode is not None and shell is not None:
         # Before ipykernel flushes the cell's streams and replies.
-        shell.events.register("post_execute", drain_cell_pipes)
-
+        shell.events.register("post_execute", pipes.drain)
     if holders and hasattr(os, "register_at_fork"):
-
-        def before_fork():
-            # Sent before the child exists: it would print ahead of it, or print it twice.
-            for stream in streams.values():
-                releases[stream.name]()
-                if _pending_chars(stream):
-                    stream.flush()
-
-        # A forked child writes straight through: it has no I/O thread of its own to send held text.
-        os.register_at_fork(before=before_fork, after_in_child=lambda: [stop() for stop in holders])
-
+        _release_before_fork(streams, releases, holders)
     if mode is not None:
-
-        def start(self, *args, **kwargs):
-            if getattr(self, _ORIGIN, None) is None:
-                here = getattr(threading.current_thread(), _ORIGIN, None)
-                if here is None:
-                    header = streams.get("stdout", next(iter(streams.values()))).parent_header
-                    here = dict(header) if header and header.get("msg_id") else None
-                if here is not None:
-                    setattr(self, _ORIGIN, here)
-                    if mode == "per-thread":
-                        run = self.run
-
-                        def run_in_its_cell(_run=run, _here=here):
-                            adopt(_here)
-                            return _run()
-
-                        self.run = run_in_its_cell
-            return start_thread(self, *args, **kwargs)
-
-        threading.Thread.start = start
+        _tag_threads_with_their_cell(streams, mode, adopt, start_thread)
 
 
 def _quiet_interrupt_artifact():
