@@ -15,6 +15,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { call, createHarness, text, type Harness } from './support/mcp-harness.js';
 import { createMcpServer } from '../app/core/mcp/server.js';
 import { createServices, type DaemonServices } from '../app/core/services.js';
+import { startPanelServer, type PanelServer } from '../app/core/daemon/panel/server.js';
+import { SseParser } from '../app/core/daemon/panel/sse-reader.js';
 import { ANOTHER_CLIENT } from '../app/core/sessions/foreign-cells.js';
 import type { LogEntry } from '../app/core/sessions/session-log.js';
 import { runInAttachedClient } from '../app/core/testing/attached-client.js';
@@ -132,5 +134,48 @@ describe('the person’s cells and another client’s, over the services', () =>
       ['p = 10', 'panel'],
       ['q = p * 3\nprint(q)\nq', ANOTHER_CLIENT],
     ]);
+  });
+});
+
+describe('the panel shows another client’s cell', () => {
+  let stateDir: string;
+  let services: DaemonServices;
+  let panel: PanelServer;
+  before(async () => {
+    stateDir = mkdtempSync(join(tmpdir(), 'ps-others-panel-'));
+    services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON, PYTHON_MCP_POOL_SIZE: '0' } });
+    panel = await startPanelServer({ services, registration: { home: join(stateDir, 'home'), env: {} } });
+  });
+  after(async () => {
+    await panel?.close();
+    await services?.shutdown();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  test('its entry reaches the page’s event stream as a logged entry of "another client", with its output', { timeout: 120_000 }, async () => {
+    const session = await services.sessions.start('shared', {});
+    const abort = new AbortController();
+    const res = await fetch(new URL('api/events', panel.baseUrl), { headers: { Authorization: `Bearer ${panel.token}` }, signal: abort.signal });
+    const events: { event: string; data: any }[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const parser = new SseParser();
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          for (const e of parser.push(decoder.decode(chunk, { stream: true }))) events.push({ event: e.event, data: JSON.parse(e.data) });
+        }
+      } catch {
+        /* aborted */
+      }
+    })();
+    await waitFor('the snapshot', () => events.length > 0);
+    await runInAttachedClient(session.kernel.connectionFile!, "print('from the IDE')");
+    const logged = await waitFor('the logged entry on the event stream', () => events.find((e) => e.event === 'logged'));
+    abort.abort();
+    await reading;
+    assert.equal(logged.data.session, 'shared');
+    assert.equal(logged.data.entry.client, ANOTHER_CLIENT);
+    assert.equal(logged.data.entry.code, "print('from the IDE')");
+    assert.deepEqual(logged.data.entry.outputs, [{ type: 'stream', name: 'stdout', text: 'from the IDE\n' }]);
   });
 });
