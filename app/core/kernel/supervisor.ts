@@ -87,8 +87,8 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
   private watched: { transport: KernelTransport; listener: (message: JupyterMessage, routed: boolean) => void } | null = null;
   private readonly ownSessions = new Set<string>();
   private readonly foreign: ForeignCellAssembler;
-  /** Bounds for other clients' cells; the session sets its own (its output limit, its spill folder). */
-  foreignLimits: () => OutputLimits = () => ({ ...this.supervision.outputLimits });
+  /** Bounds for other clients' cells over the kernel's defaults, as a run's own; the session sets its output limit and spill folder. */
+  foreignLimits: () => OutputLimits = () => ({});
   private restarts = 0;
   private lastExecutionCount = 0;
   private startedAtValue: number | undefined;
@@ -106,7 +106,7 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
     super();
     this.policy = new RestartPolicy(supervision.restartPolicy);
     this.logger = supervision.logger ?? silentLogger;
-    this.foreign = new ForeignCellAssembler(() => this.foreignLimits(), (cell) => this.onForeignCell(cell));
+    this.foreign = new ForeignCellAssembler(() => ({ ...this.supervision.outputLimits, ...this.foreignLimits() }), (cell) => this.onForeignCell(cell));
     provisioner.on('died', (death) => this.onDied(death));
     provisioner.on('disconnected', (account) => this.onDisconnected(account));
     provisioner.on('run-ended-there', (headline, nextStep) => this.onRunEndedThere(headline, nextStep));
