@@ -7,7 +7,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -134,6 +135,47 @@ describe('the person’s cells and another client’s, over the services', () =>
       ['p = 10', 'panel'],
       ['q = p * 3\nprint(q)\nq', ANOTHER_CLIENT],
     ]);
+  });
+});
+
+describe('a kernel the person started, attached by connect_to_kernel', () => {
+  let stateDir: string;
+  let services: DaemonServices;
+  let client: Client;
+  let hand: ReturnType<typeof spawn> | undefined;
+  before(async () => {
+    stateDir = mkdtempSync(join(tmpdir(), 'ps-others-attached-'));
+    services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON, PYTHON_MCP_POOL_SIZE: '0', PYTHON_MCP_WARM_ON_CONNECT: '0' } });
+    const server = createMcpServer(services, { id: 'others-attached' });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverTransport);
+    client = new Client({ name: 'attached-e2e-client', version: '1.0.0' });
+    await client.connect(clientTransport);
+  });
+  after(async () => {
+    await client?.close().catch(() => undefined);
+    await services?.shutdown();
+    if (hand?.pid) process.kill(-hand.pid, 'SIGKILL');
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  test('the person’s console cell on it is logged and told; the model’s own runs are not', { timeout: 120_000 }, async () => {
+    const file = join(stateDir, 'kernel-person.json');
+    hand = spawn(TEST_PYTHON, ['-m', 'ipykernel_launcher', '-f', file], { stdio: 'ignore', detached: true });
+    await waitFor('the person’s kernel to write its connection file', () => existsSync(file), { timeoutMs: 20_000 });
+    const attached = await call(client, 'connect_to_kernel', { session: 'mine', connection_file: file });
+    assert.ok(!attached.isError, text(attached));
+    await call(client, 'run_python', { session: 'mine', code: 'base = 5' });
+    const session = services.sessions.get('mine');
+    const logged = new Promise<LogEntry>((resolve) => session.on('logged', (entry: LogEntry) => entry.client === ANOTHER_CLIENT && resolve(entry)));
+    await runInAttachedClient(file, 'scaled = base * 4\nprint(scaled)');
+    const entry = await logged;
+    assert.equal(entry.code, 'scaled = base * 4\nprint(scaled)');
+    assert.deepEqual(entry.outputs.map((o) => o.text), ['20\n']);
+    const told = await call(client, 'run_python', { session: 'mine', code: 'scaled' });
+    assert.equal(text(told), `Since your last call, another Jupyter client ran 1 cell (In [${entry.executionCount}]); new or changed: scaled.\n20\n`);
+    const others = session.log.read().filter((e) => e.client === ANOTHER_CLIENT);
+    assert.equal(others.length, 1, 'only the other client’s cell is logged as theirs');
   });
 });
 
