@@ -98,7 +98,8 @@ describe('long runs: the call comes back, the run goes on', () => {
     const answer = await call(second, 'wait_for_run', { run: queued.facts?.run, wait_s: 60 });
     assert.match(text(answer), new RegExp(`waited .* in the queue behind run ${front}`));
     assert.match(text(answer), /\n2\n$/);
-    assert.equal(text(await call(first, 'wait_for_run', { run: front, wait_s: 60 })), "'long done'\n");
+    // The other client's cell ran meanwhile: the reply opens with the line that says so (mcp/told-line.ts).
+    assert.match(text(await call(first, 'wait_for_run', { run: front, wait_s: 60 })), /^Since your last call, second-client ran 1 cell \(In \[\d+\]\)[^\n]*\.\n'long done'\n$/);
   });
 
   test('a caller that gives up inside its wait stops the run; one that already came back does not', async () => {
@@ -144,7 +145,7 @@ describe('long runs: the call comes back, the run goes on', () => {
 
   test('wait_for_run without an id takes the latest run; an unknown id lists the runs it could mean', async () => {
     await call(first, 'run_python', { code: "'latest'" });
-    assert.equal(text(await call(second, 'wait_for_run', {})), "'latest'\n");
+    assert.match(text(await call(second, 'wait_for_run', {})), /^Since your last call, first-client ran \d+ cells? [^\n]*\n'latest'\n$/);
     const unknown = await call(second, 'wait_for_run', { run: 'default-999' });
     assert.equal(unknown.isError, true);
     assert.match(text(unknown), /No run "default-999"\. The runs it could mean:\n {2}default-\d+: finished/);

@@ -244,8 +244,14 @@ describe('two clients, one daemon', () => {
     const runs = await Promise.all(
       Array.from({ length: 20 }, (_, i) => call(i % 2 ? a : b, 'run_python', { code: `import time\nfor k in range(3):\n    print('call ${i} line', k)\n    time.sleep(0.005)` })),
     );
-    // A call that waited a while behind the others says so on a line of its own, before its output.
-    const output = (result: CallResult) => text(result).replace(/^\(This code waited .* in the queue behind run default-\d+ before it started\.\)\n/, '');
+    // A call that waited a while behind the others says so on a line of its own, before its output;
+    // before that, a call is told what the other client ran since its previous one (mcp/told-line.ts).
+    const told = runs.filter((result) => /^Since your last call, client-[ab] ran \d+ cells?/.test(text(result))).length;
+    assert.ok(told > 0, 'each client is told of the other’s cells');
+    const output = (result: CallResult) =>
+      text(result)
+        .replace(/^Since your last call, client-[ab] ran [^\n]*\n/, '')
+        .replace(/^\(This code waited .* in the queue behind run default-\d+ before it started\.\)\n/, '');
     runs.forEach((result, i) => assert.equal(output(result), [0, 1, 2].map((k) => `call ${i} line ${k}\n`).join('')));
     const log = (await readFile(join(harness.home, 'sessions', 'default', 'log.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
     assert.deepEqual([...new Set(log.map((l) => l.client))].sort(), ['client-a', 'client-b']);

@@ -51,9 +51,10 @@ this file (app/core/remote/remote-kernel.ts).
    output, or the whole execute_reply, is lost and the caller waits until its
    timeout. Such characters are sent as backslash escapes instead.
 
-8. Variable names, cheaply. Every run asks for the user's variable names (a
-   user_expressions entry; see app/core/kernel/user-names.ts) so that a crash
-   can say what it lost. IPython passes each such value through every display
+8. Variable names, cheaply. Every run asks for the user's variable names,
+   each with the ids of its value and its type (a user_expressions entry; see
+   app/core/kernel/user-names.ts), so that a crash can say what it lost and a
+   cell another client ran can be told by the names it made or rebound. IPython passes each such value through every display
    formatter, about half a millisecond per run; this one entry is answered
    directly, in the same form. Other kernels evaluate the same expression.
 
@@ -702,7 +703,9 @@ def _answer_names_directly():
         others = {key: value for key, value in expressions.items() if key != _NAMES_KEY}
         answers = evaluate(others) if others else {}
         hidden = shell.user_ns_hidden
-        names = [name for name in shell.user_ns if name[:1] != "_" and name not in hidden][:500]
+        # Each name with the ids of its value and of the value's type: a rebound name shows.
+        names = ["%s:%x:%x" % (name, id(value), id(type(value))) for name, value in list(shell.user_ns.items())
+                 if name[:1] != "_" and name not in hidden][:500]
         answers[_NAMES_KEY] = {"status": "ok", "data": {"text/plain": repr(" ".join(names))}, "metadata": {}}
         return answers
 

@@ -1,13 +1,15 @@
 /**
  * What a session needs of its kernel, wherever it runs: every kind is a KernelSupervisor over a
  * provisioner and a transport (Kernel on this machine, RemoteKernel on a Jupyter server, the
- * built-in worker). Its events are typed (KernelEvents): 'state', 'died', 'restarted'.
+ * built-in worker). Its events are typed (KernelEvents): 'state', 'died', 'restarted', 'foreign-cell'.
  */
 import type { EventEmitter } from 'node:events';
 import type { HelperTransport, KernelPlace } from './provisioner.js';
 import type { ExecuteOptions, KernelEvents, KernelState } from './supervisor.js';
 import type { KernelInfo } from './transport.js';
 import type { ExecutionResult } from './outputs.js';
+import type { OutputLimits } from './output-collector.js';
+import type { NameFingerprints } from './user-names.js';
 
 export interface SessionKernel extends EventEmitter<KernelEvents> {
   /** Started by us (ours to restart and kill), or attached to someone else's. */
@@ -20,6 +22,14 @@ export interface SessionKernel extends EventEmitter<KernelEvents> {
   readonly startedAt: number | undefined;
   /** The user's variable names after the last execution (what a crash would lose). */
   readonly knownNames: readonly string[];
+  /** The same names with a fingerprint each (the ids of value and type): compare two readings with namesChange. */
+  readonly nameFingerprints: NameFingerprints;
+  /** Another client's cell ended since the names were last read. */
+  readonly namesStale: boolean;
+  /** Reads the names again with one silent request that runs nothing. */
+  refreshNames(): Promise<NameFingerprints>;
+  /** Bounds for the cells other Jupyter clients run on it ('foreign-cell' events). */
+  foreignLimits: () => OutputLimits;
   readonly restartCount: number;
   readonly executionCount: number;
   /** Where it runs, for people: "local", or the remote server's name and URL. */

@@ -16,6 +16,7 @@ import type { KernelTransport, RequestChannel, SentRequest, TransportEvents } fr
 /** Replies to every request at once and never publishes anything on iopub. */
 class SilentRelay extends EventEmitter<TransportEvents> implements KernelTransport {
   readonly isOpen = true;
+  readonly session = 'client';
   readonly badSignatures = 0;
   readonly outputWatchdogMs = 20;
 

@@ -14,13 +14,15 @@ import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { settledWithin, sleep } from '../timers.js';
 import { ExecutionFuture, type OutputLimits } from './execution.js';
+import { ForeignCellAssembler, type ForeignCell } from './foreign-cells.js';
 import { ConnectionLostError, KernelClosedError, KernelDiedError, KernelGaveUpError, KernelNotOursError, lostLine } from './kernel-errors.js';
 import { reasonOf, silentLogger, type EngineLogger } from './logger.js';
 import type { ExecutionResult, Output } from './outputs.js';
 import type { HelperTransport, Incarnation, KernelDeath, KernelPlace, KernelProvisioner } from './provisioner.js';
 import { RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
-import type { KernelInfo } from './transport.js';
-import { namesExpressions, readUserNames } from './user-names.js';
+import type { KernelInfo, KernelTransport } from './transport.js';
+import type { JupyterMessage } from '../wire/index.js';
+import { namesExpressions, readUserNames, type NameFingerprints } from './user-names.js';
 
 export type KernelState = 'starting' | 'idle' | 'busy' | 'restarting' | 'dead' | 'closed';
 
@@ -63,6 +65,8 @@ export type KernelEvents = {
   state: [state: KernelState];
   died: [error: KernelDiedError];
   restarted: [info: RestartedInfo];
+  /** A cell another Jupyter client ran on this kernel ended (seen on iopub). */
+  'foreign-cell': [cell: ForeignCell];
 };
 
 export class KernelSupervisor extends EventEmitter<KernelEvents> {
@@ -75,7 +79,16 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
   private queue: Promise<unknown> = Promise.resolve();
   private running: ExecutionFuture | null = null;
   private stateValue: KernelState = 'starting';
-  private names: string[] = [];
+  /** The user's names with their fingerprints, as of the last reply that carried them (replaced, never changed in place). */
+  private names: NameFingerprints = new Map();
+  /** A cell of another client ended after `names` was read: they may be out of date. */
+  private namesStaleValue = false;
+  /** The transport whose iopub is watched for other clients' cells, and the session ids our own requests used. */
+  private watched: { transport: KernelTransport; listener: (message: JupyterMessage, routed: boolean) => void } | null = null;
+  private readonly ownSessions = new Set<string>();
+  private readonly foreign: ForeignCellAssembler;
+  /** Bounds for other clients' cells over the kernel's defaults, as a run's own; the session sets its output limit and spill folder. */
+  foreignLimits: () => OutputLimits = () => ({});
   private restarts = 0;
   private lastExecutionCount = 0;
   private startedAtValue: number | undefined;
@@ -93,6 +106,7 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
     super();
     this.policy = new RestartPolicy(supervision.restartPolicy);
     this.logger = supervision.logger ?? silentLogger;
+    this.foreign = new ForeignCellAssembler(() => ({ ...this.supervision.outputLimits, ...this.foreignLimits() }), (cell) => this.onForeignCell(cell));
     provisioner.on('died', (death) => this.onDied(death));
     provisioner.on('disconnected', (account) => this.onDisconnected(account));
     provisioner.on('run-ended-there', (headline, nextStep) => this.onRunEndedThere(headline, nextStep));
@@ -157,6 +171,22 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
 
   /** The user's variable names after the last execution (what a crash would lose). */
   get knownNames(): readonly string[] {
+    return [...this.names.keys()];
+  }
+
+  /** Each name with its fingerprint after the last execution; compare two with namesChange. */
+  get nameFingerprints(): NameFingerprints {
+    return this.names;
+  }
+
+  /** Another client's cell ended since the names were last read: refreshNames() reads them again. */
+  get namesStale(): boolean {
+    return this.namesStaleValue;
+  }
+
+  /** Reads the names again with one silent request that runs nothing (after other clients' cells). */
+  async refreshNames(): Promise<NameFingerprints> {
+    await this.execute('', { storeHistory: false, silent: true });
     return this.names;
   }
 
@@ -185,6 +215,7 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
 
   private adopt(incarnation: Incarnation): void {
     this.current = incarnation;
+    this.watchForeign(incarnation.transport);
     this.kernelInfoValue = incarnation.kernelInfo;
     this.startedAtValue = incarnation.startedAt;
     this.setState(this.running ? 'busy' : 'idle');
@@ -233,7 +264,11 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
     let watchdog: NodeJS.Timeout | undefined;
     reply.then(
       (message) => {
-        this.names = readUserNames(message.content) ?? this.names;
+        const names = readUserNames(message.content);
+        if (names) {
+          this.names = names;
+          this.namesStaleValue = false;
+        }
         future.handleReply(message);
         // A reply with none of its output after this long: the relay stopped passing the
         // kernel's output, and waiting on would be forever.
@@ -354,7 +389,7 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
   /** Stops the current kernel and starts a fresh one; every variable is gone. */
   async restart(): Promise<{ lostNames: string[] }> {
     if (!this.owned) throw new KernelNotOursError(this.provisioner.restartRefusal());
-    const lost = [...this.names];
+    const lost = [...this.names.keys()];
     this.policy.reset();
     await this.restartNow('restart requested');
     return { lostNames: lost };
@@ -363,8 +398,8 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
   private async restartNow(reason: string): Promise<void> {
     const incarnation = this.current ?? (await this.usable());
     const running = this.running;
-    running?.markRestarted(this.names);
-    this.names = [];
+    running?.markRestarted([...this.names.keys()]);
+    this.names = new Map();
     this.restarts++;
     this.current = null;
     this.setState('restarting');
@@ -399,7 +434,42 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
     this.gone = new KernelClosedError('The kernel was shut down.');
     running?.fail(new KernelClosedError('The kernel was shut down while this ran.'));
     this.current = null;
+    this.unwatchForeign();
     await this.provisioner.shutdown(incarnation, !running);
+  }
+
+  // ---- other clients' cells ----
+
+  /**
+   * Watches the current connection's iopub for cells other clients run: messages no request of
+   * ours claimed, under a parent from a session that is not one of ours (a late message of one of
+   * our own requests is neither).
+   */
+  private watchForeign(transport: KernelTransport): void {
+    if (this.watched?.transport === transport) return;
+    this.unwatchForeign();
+    this.ownSessions.add(transport.session);
+    const listener = (message: JupyterMessage, routed: boolean) => {
+      if (routed) return;
+      const session = message.parent_header.session;
+      if (!session || this.ownSessions.has(session)) return;
+      this.foreign.take(message);
+    };
+    transport.on('iopub', listener);
+    this.watched = { transport, listener };
+  }
+
+  private unwatchForeign(): void {
+    if (!this.watched) return;
+    this.watched.transport.off('iopub', this.watched.listener);
+    this.watched = null;
+    this.foreign.flush();
+  }
+
+  private onForeignCell(cell: ForeignCell): void {
+    if (cell.executionCount !== null && cell.executionCount > this.lastExecutionCount) this.lastExecutionCount = cell.executionCount;
+    this.namesStaleValue = true;
+    this.emit('foreign-cell', cell);
   }
 
   // ---- what the provisioner reports ----
@@ -407,8 +477,8 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
   private onDied(death: KernelDeath): void {
     if (this.stateValue === 'closed') return;
     this.current = null;
-    const lost = [...this.names];
-    this.names = [];
+    const lost = [...this.names.keys()];
+    this.names = new Map();
     const recovery = death.recovery;
     const replace = recovery === 'supervisor' && this.owned && (this.supervision.autoRestart ?? true);
     const givesUp = replace && !this.policy.shouldReplace(this.startedAtValue ?? null);
@@ -482,7 +552,8 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
   }
 
   private onRunEndedThere(headline: string, nextStep: string): void {
-    const error = new KernelDiedError([headline, lostLine(this.names), nextStep].join('\n'), null, [...this.names], false);
+    const lost = [...this.names.keys()];
+    const error = new KernelDiedError([headline, lostLine(lost), nextStep].join('\n'), null, lost, false);
     const running = this.running;
     if (running && !running.isSettled) running.fail(error);
     this.tellEndedThere(error);

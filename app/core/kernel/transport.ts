@@ -35,6 +35,8 @@ export type TransportEvents = {
 
 export interface KernelTransport extends EventEmitter<TransportEvents> {
   readonly isOpen: boolean;
+  /** The session id our requests carry in their headers: iopub under another is another client's. */
+  readonly session: string;
   /** Messages refused for a bad signature so far (0 where nothing is signed). */
   readonly badSignatures: number;
   /**

@@ -12,6 +12,8 @@ import { registerAnalysisTools } from '../tools/analysis-tools.js';
 import type { ToolContext, ToolRegistrar } from '../tools/tool-context.js';
 import { ClientFolder } from './client-folder.js';
 import { FolderNotices, noteSessionFolders } from './folder-notices.js';
+import { tellOthersCells } from './told-line.js';
+import { OthersNewsTracker } from '../sessions/others-news.js';
 
 const REGISTRARS: ToolRegistrar[] = [registerSessionTools, registerCodeTools, registerAnalysisTools, registerRecordTools];
 
@@ -58,6 +60,8 @@ export function createMcpServer(services: DaemonServices, connection: { id: stri
       return { cwd: choice.path, cwdReason: choice.reason, startedBy: { connection: connection.id, client: clientName() } };
     },
   };
+  // First, so that the line about others' cells opens the reply, before a folder note.
+  tellOthersCells(server, services.sessions, new OthersNewsTracker(clientName));
   noteSessionFolders(server, new FolderNotices(services.sessions, connection.id, folder));
   registerTools(server, context);
   return server;

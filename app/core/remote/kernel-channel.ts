@@ -59,6 +59,11 @@ export class KernelChannel extends EventEmitter<TransportEvents> implements Kern
   private closedReason: string | null = null;
   private ackPending = false;
 
+  /** The session id in our requests' headers (KernelTransport). */
+  get session(): string {
+    return this.clientSession;
+  }
+
   private constructor(
     private readonly ws: WebSocket,
     readonly kernelId: string,

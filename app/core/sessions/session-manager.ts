@@ -20,6 +20,7 @@ import { RemoteKernel, type RemoteKernelOptions } from '../remote/remote-kernel.
 import { ServerRegistry, parseRemoteKernelRef } from '../remote/server-registry.js';
 import type { Settings } from '../settings/settings.js';
 import { Session, type SessionStarter } from './session.js';
+import { recordForeignCells } from './foreign-cells.js';
 import { WarmPool } from './warm-pool.js';
 import { NoSuchSessionError, SessionError } from './session-errors.js';
 
@@ -314,6 +315,7 @@ export class SessionManager extends EventEmitter {
 
   private add(session: Session): void {
     this.sessions.set(session.name, session);
+    recordForeignCells(session, () => this.options.settings.outputLimit());
     for (const event of ['changed', 'died', 'restarted', 'logged', 'run-started', 'run-output']) {
       session.on(event, (payload) => this.emit(event, session, payload));
     }

@@ -247,7 +247,8 @@ export class Session extends EventEmitter {
     }
   }
 
-  private toLogOutputs(result: ExecutionResult, figures: SavedFigure[]): LogOutput[] {
+  /** A result's outputs as the log keeps them, its figures saved (for our runs and for other clients' cells). */
+  toLogOutputs(result: ExecutionResult, figures: SavedFigure[]): LogOutput[] {
     const outputs: LogOutput[] = [];
     for (const output of result.outputs) {
       switch (output.type) {

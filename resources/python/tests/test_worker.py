@@ -337,7 +337,7 @@ class Namespace(WorkerTestCase):
         answers = run.reply["user_expressions"]
         names = answers["__python_session_names__"]
         self.assertEqual(names["status"], "ok")
-        listed = eval(names["data"]["text/plain"]).split(" ")
+        listed = [item.split(":")[0] for item in eval(names["data"]["text/plain"]).split(" ")]
         self.assertIn("visible_name", listed)
         self.assertNotIn("_hidden_name", listed)
         self.assertEqual(answers["double"], {"status": "ok", "data": {"text/plain": "2"}, "metadata": {}})

@@ -15,6 +15,7 @@ import type { SessionManager } from '../../sessions/session-manager.js';
 import { SESSION_NAME } from '../../sessions/session-manager.js';
 import type { Session } from '../../sessions/session.js';
 import type { LogEntry } from '../../sessions/session-log.js';
+import { ANOTHER_CLIENT } from '../../sessions/foreign-cells.js';
 import type { Output } from '../../kernel/outputs.js';
 import { entryView, type EntryView } from './log.js';
 import { LiveOutputs, type LiveOutputView } from './live-output.js';
@@ -104,8 +105,9 @@ export class PanelModel extends EventEmitter {
         else if (output.type === 'execute_result' || output.type === 'display_data') this.live.rich(s.name);
       },
       logged: (s: Session, entry: LogEntry) => {
-        // A tool entry is not the end of a run: a run that started after the tool goes on.
-        if (entry.kind !== 'tool') {
+        // A tool entry is not the end of a run: a run that started after the tool goes on. Nor is
+        // a cell another Jupyter client ran: it is logged when it ends, whatever of ours runs.
+        if (entry.kind !== 'tool' && entry.client !== ANOTHER_CLIENT) {
           this.clients.delete(s.name);
           // The entry carries all of the output and takes the running one's place: nothing of
           // the run is published after it.

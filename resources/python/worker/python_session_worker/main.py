@@ -275,7 +275,9 @@ class Worker:
         answers = {}
         for key, expression in expressions.items():
             if key == NAMES_KEY:
-                names = [n for n in self.namespace if isinstance(n, str) and n[:1] != "_"][:500]
+                # Each name with the ids of its value and of the value's type: a rebound name shows.
+                names = ["%s:%x:%x" % (n, id(v), id(type(v))) for n, v in list(self.namespace.items())
+                         if isinstance(n, str) and n[:1] != "_"][:500]
                 answers[key] = {"status": "ok", "data": {"text/plain": repr(" ".join(names))}, "metadata": {}}
                 continue
             text, error = self._as_user_code(lambda: repr(eval(str(expression), self.namespace)))
