@@ -12,6 +12,7 @@ import { registerAnalysisTools } from '../tools/analysis-tools.js';
 import type { ToolContext, ToolRegistrar } from '../tools/tool-context.js';
 import { ClientFolder } from './client-folder.js';
 import { FolderNotices, noteSessionFolders } from './folder-notices.js';
+import { noteStateFiles } from './state-file-notes.js';
 
 const REGISTRARS: ToolRegistrar[] = [registerSessionTools, registerCodeTools, registerAnalysisTools, registerRecordTools];
 
@@ -58,6 +59,7 @@ export function createMcpServer(services: DaemonServices, connection: { id: stri
       return { cwd: choice.path, cwdReason: choice.reason, startedBy: { connection: connection.id, client: clientName() } };
     },
   };
+  noteStateFiles(server, services.stateDir);
   noteSessionFolders(server, new FolderNotices(services.sessions, connection.id, folder));
   registerTools(server, context);
   return server;
