@@ -5,7 +5,6 @@
  */
 import { readFileSync, unlinkSync } from 'node:fs';
 import { writePrivateFile } from '../private-file.js';
-import { isRecord, readJsonStateFile } from '../state-file.js';
 
 export interface DaemonInfo {
   pid: number;
@@ -29,14 +28,6 @@ export function readDaemonInfo(path: string): DaemonInfo | null {
   } catch {
     return null;
   }
-}
-
-/**
- * For a daemon about to write its own: a damaged daemon.json (not ours in shape, a folder, a
- * symlink, unreadable) is moved aside with a notice, so the write that follows works.
- */
-export function clearDaemonInfo(path: string): void {
-  readJsonStateFile(path, { shape: (value) => (isRecord(value) && typeof value.pid === 'number' ? null : 'no "pid"'), instead: 'this daemon writes a fresh one' });
 }
 
 /** Removes the file if it still describes `pid` (a successor may have written its own). */

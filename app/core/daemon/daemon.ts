@@ -12,7 +12,8 @@ import { chmodSync, unlinkSync } from 'node:fs';
 import net from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { DaemonLog } from './daemon-log.js';
-import { clearDaemonInfo, removeDaemonInfo, writeDaemonInfo, type DaemonInfo } from './daemon-info.js';
+import { removeDaemonInfo, writeDaemonInfo, type DaemonInfo } from './daemon-info.js';
+import { clearDaemonInfo, clearQuickAnswers } from './start-files.js';
 import { acquireInstanceLock, type InstanceLock } from './instance-lock.js';
 import { readFirstLine } from './json-lines.js';
 import { serveMcpConnection, type McpConnection } from './mcp-connection.js';
@@ -29,7 +30,7 @@ import {
 } from './protocol.js';
 import { currentPlatform, daemonFiles, ensurePrivateDir, type DaemonFiles, type PlatformContext } from './state-paths.js';
 import { packageVersion } from '../package-root.js';
-import { isRecord, onStateFileNotice, readJsonStateFile, stateFileNotices } from '../state-file.js';
+import { onStateFileNotice, stateFileNotices } from '../state-file.js';
 
 /** What the daemon needs of its services; app/core/services.ts' DaemonServices has this shape. */
 export interface DaemonServicesLike {
@@ -162,7 +163,7 @@ class Daemon<S extends DaemonServicesLike> implements RunningDaemon<S> {
     });
     clearDaemonInfo(this.files.info);
     // The shims' answers are rewritten once the services are up (app/cli/commands/serve.ts); a damaged copy goes first.
-    readJsonStateFile(this.files.answers, { shape: (value) => (isRecord(value) && typeof value.version === 'string' ? null : 'no "version"'), instead: 'this daemon writes a fresh one' });
+    clearQuickAnswers(this.files.answers);
     if (this.files.socket.privateDir) ensurePrivateDir(this.files.socket.privateDir, { refuseSymlink: true });
     removeStaleSocket(this.socketPath);
     await new Promise<void>((resolve, reject) => {
