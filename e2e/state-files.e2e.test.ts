@@ -11,7 +11,9 @@ import assert from 'node:assert/strict';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { call, createHarness, text, type Harness } from './support/mcp-harness.js';
+import { CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM } from './support/panel-browser.js';
 
 const BROKEN = '{ broken';
 const LOG_BYTES = '{"id": 1, "code": "a = 1", "outputs": [], "time": "", "client": "x", "status": "ok", "executionCount": 1, "durationMs": 1}\nnot a line of a log\n';
@@ -85,4 +87,19 @@ test('status, daemon.log and the panel name the file and what was done', async (
   const url = new URL(panelUrl);
   const snapshot = (await (await fetch(new URL('/api/state', url), { headers: { Authorization: `Bearer ${url.searchParams.get('token')}` } })).json()) as { notices: { message: string }[] };
   assert.ok(snapshot.notices.some((n) => n.message.includes('settings.json is not JSON')), JSON.stringify(snapshot.notices));
+});
+
+test('the panel page shows each notice once', { skip: NO_CHROMIUM }, async () => {
+  const { panelUrl } = JSON.parse((await harness.cli('status', '--json')).stdout) as { panelUrl: string };
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage();
+    await page.goto(panelUrl);
+    await page.waitForFunction(() => document.querySelector('#connection')?.textContent === 'Live');
+    const toast = page.locator('.toast', { hasText: 'settings.json is not JSON' });
+    await toast.waitFor();
+    assert.equal(await toast.count(), 1);
+  } finally {
+    await browser.close();
+  }
 });

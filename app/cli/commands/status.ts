@@ -96,7 +96,7 @@ export function formatStatus(status: StatusAnswer): string {
   lines.push(`  ${'clients'.padEnd(width)}  ${clients.length ? `${clients.length} connected` : 'none connected'}`);
   for (const c of clients) lines.push(`  ${''.padEnd(width)}    ${c.client} (${c.id}, since ${new Date(c.since).toLocaleString()})`);
 
-  // A damaged state file the daemon moved aside: said before anything else that is fine.
+  // A damaged state file the daemon moved aside, one line each.
   for (const message of status.stateFiles ?? []) lines.push(`  Warning: ${message}`);
 
   const services = status.services ?? {};
