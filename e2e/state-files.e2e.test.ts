@@ -103,3 +103,28 @@ test('the panel page shows each notice once', { skip: NO_CHROMIUM }, async () =>
     await browser.close();
   }
 });
+
+test("the daemon's own files damaged — the lock and the log folders, daemon.json a symlink, panel.json and panel-token not theirs: it starts and names each", async () => {
+  const home = mkdtempSync(join(tmpdir(), 'ps-e2e-state-'));
+  mkdirSync(join(home, 'daemon.lock'));
+  mkdirSync(join(home, 'daemon.log'));
+  const target = join(mkdtempSync(join(tmpdir(), 'ps-elsewhere-')), 'daemon.json');
+  writeFileSync(target, '{"pid": 1}');
+  symlinkSync(target, join(home, 'daemon.json'));
+  writeFileSync(join(home, 'panel.json'), '{"port": "x"');
+  writeFileSync(join(home, 'panel-token'), 'not a token');
+  const own = await createHarness({ PYTHON_MCP_POOL_SIZE: '0' }, { home });
+  try {
+    const client = await own.connect('own-files');
+    const note = text(await call(client, 'python_status')).split('\n')[0];
+    for (const name of ['daemon.lock is a folder', 'daemon.log is a folder', 'daemon.json is a symlink']) assert.ok(note.includes(name), `${name}: ${note}`);
+    const status = (await own.cli('status')).stdout;
+    for (const name of ['daemon.lock', 'daemon.log', 'daemon.json', 'panel.json', 'panel-token']) assert.match(status, new RegExp(`Warning: \\S+/${name.replace('.', '\\.')} `), status);
+    assert.equal(readFileSync(target, 'utf8'), '{"pid": 1}', "the symlink's target is untouched");
+    assert.match(readFileSync(join(home, 'daemon.log'), 'utf8'), /state file: \S+\/daemon\.log is a folder, not a file: moved it to daemon\.log\.bad-/);
+    assert.ok((JSON.parse((await own.cli('status', '--json')).stdout) as { panelUrl: string | null }).panelUrl, 'the panel came up with fresh files');
+  } finally {
+    await own.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+});

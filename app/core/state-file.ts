@@ -142,6 +142,15 @@ export function readJsonStateFile<T>(file: string, options: ReadJsonOptions<T>):
   return null;
 }
 
+/**
+ * For a file whose content any text may be (a log, a lock): set aside only when it is no file
+ * of its own — a folder, a symlink, unreadable. Never throws.
+ */
+export function clearStateFile(file: string, instead: string, fs: StateFileFs = realFs): void {
+  const found = inspectStateFile(file, fs);
+  if (found.state === 'damaged') setAside(file, found.damage, instead, fs);
+}
+
 /** A text state file's content, checked by `shape`; null when missing or moved aside. Never throws. */
 export function readTextStateFile(file: string, options: { shape: (text: string) => string | null; instead: string; fs?: StateFileFs }): string | null {
   const found = inspectStateFile(file, options.fs);

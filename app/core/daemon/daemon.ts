@@ -30,7 +30,7 @@ import {
 } from './protocol.js';
 import { currentPlatform, daemonFiles, ensurePrivateDir, type DaemonFiles, type PlatformContext } from './state-paths.js';
 import { packageVersion } from '../package-root.js';
-import { onStateFileNotice, stateFileNotices } from '../state-file.js';
+import { clearStateFile, onStateFileNotice, stateFileNotices } from '../state-file.js';
 
 /** What the daemon needs of its services; app/core/services.ts' DaemonServices has this shape. */
 export interface DaemonServicesLike {
@@ -93,6 +93,8 @@ export async function startDaemon<S extends DaemonServicesLike>(options: StartDa
   const platform = options.platform ?? currentPlatform();
   const files = daemonFiles(options.stateDir, platform);
   ensurePrivateDir(files.stateDir);
+  // The log is any text, but it must be a file of its own to be written to (said in it once it is).
+  clearStateFile(files.log, 'a fresh daemon.log is started');
   const log = new DaemonLog({ path: files.log, echo: options.logToStderr ? (line) => process.stderr.write(line) : undefined });
 
   const outcome = await acquireInstanceLock({ lockPath: files.lock, socketPath: files.socket.path, log: (m) => log.info(m) });
