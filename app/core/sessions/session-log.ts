@@ -186,7 +186,11 @@ export class SessionLog {
   }
 }
 
-/** The entries in a log's text, and how many lines are not entries; a torn last line (no newline after it) does not count. */
+/**
+ * The entries in a log's text, and how many lines are not entries. A torn line does not count:
+ * one without a newline after it (a crash mid-write), or one that starts as every line this log
+ * writes does (`{"id":`) — a torn line the next session's append put a newline after.
+ */
 export function parseLog(text: string): { entries: LogEntry[]; bad: number } {
   const entries: LogEntry[] = [];
   let bad = 0;
@@ -202,7 +206,7 @@ export function parseLog(text: string): { entries: LogEntry[]; bad: number } {
     const entry = value as Partial<LogEntry> | undefined;
     // Only the id is required: kinds of entry added later must not make a log look damaged.
     if (entry && typeof entry === 'object' && !Array.isArray(entry) && typeof entry.id === 'number') entries.push(entry as LogEntry);
-    else if (index < lines.length - 1) bad++;
+    else if (index < lines.length - 1 && !line.startsWith('{"id":')) bad++;
   });
   return { entries, bad };
 }
