@@ -114,9 +114,16 @@ for (const reader of STATE_FILE_READERS) {
 // Root reads a mode-000 file all the same. So, as root, the reader runs as `nobody` (setpriv) in a
 // state folder that user owns: the refusal is the kernel's, not a test double's.
 const asRoot = process.getuid?.() === 0;
-const canSwitchUser = asRoot && spawnSync('setpriv', ['--version']).status === 0;
+function emptyStateDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ps-state-'));
+  chmodSync(dir, 0o755);
+  return dir;
+}
 const READERS_SCRIPT = fileURLToPath(new URL('./testing/state-file-readers.js', import.meta.url));
 const NOBODY = 65534;
+/** setpriv is there, and `nobody` can load the readers (a checkout under /root, 0700, it cannot). */
+const canSwitchUser = asRoot && spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, READERS_SCRIPT, emptyStateDir(), 'daemon.json']).status === 0;
+const UNREADABLE_SKIP = process.platform === 'win32' ? 'needs POSIX modes' : asRoot && !canSwitchUser ? 'as root, needs setpriv and a checkout user nobody can read' : false;
 
 function readAsOwner(stateDir: string, file: string): StateFileNotice[] {
   if (!asRoot) {
@@ -142,7 +149,7 @@ function unreadableIn(file: string, make: (path: string) => void): { dir: string
 }
 
 for (const reader of STATE_FILE_READERS) {
-  test(`${reader.file} unreadable (mode 000): set aside with its bytes and a notice`, { skip: process.platform === 'win32' || (asRoot && !canSwitchUser) ? 'needs POSIX modes, and setpriv when root' : false }, () => {
+  test(`${reader.file} unreadable (mode 000): set aside with its bytes and a notice`, { skip: UNREADABLE_SKIP }, () => {
     const { dir, path } = unreadableIn(reader.file, (p) => writeFileSync(p, reader.good));
     const notices = readAsOwner(dir, reader.file).filter((n) => n.file === path);
     assert.equal(notices.length, 1, JSON.stringify(notices));
@@ -224,7 +231,7 @@ for (const damage of FOLDER_DAMAGES) {
   });
 }
 
-test("a session's figures folder this user cannot use (mode 000): set aside with what it held", { skip: process.platform === 'win32' || (asRoot && !canSwitchUser) ? 'needs POSIX modes, and setpriv when root' : false }, () => {
+test("a session's figures folder this user cannot use (mode 000): set aside with what it held", { skip: UNREADABLE_SKIP }, () => {
   const { dir, path } = unreadableIn(FIGURES.dir, (p) => {
     mkdirSync(p);
     writeFileSync(join(p, 'old.png'), 'old');
