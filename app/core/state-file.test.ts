@@ -168,6 +168,21 @@ test('settings.json damaged: the defaults are used, and PYTHON_MCP_* variables s
   assert.equal(new Settings(dir).get('waitS'), 5, 'a fresh settings.json is written and read back');
 });
 
+test('settings.json damaged while the daemon runs: the next change sets it aside and writes what the daemon held', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ps-state-'));
+  const path = join(dir, 'settings.json');
+  const settings = new Settings(dir);
+  settings.set('timeoutS', 30);
+  writeFileSync(path, '{ broken');
+  const before = stateFileNotices().length;
+  settings.set('waitS', 5);
+  const [notice] = newNotices(before, path);
+  assert.equal(readFileSync(notice.movedTo!, 'utf8'), '{ broken');
+  const reread = new Settings(dir);
+  assert.equal(reread.get('timeoutS'), 30, 'the earlier change is kept');
+  assert.equal(reread.get('waitS'), 5);
+});
+
 test('settings.json that is JSON but breaks the schema is set aside too, not half used', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ps-state-'));
   const path = join(dir, 'settings.json');

@@ -53,22 +53,27 @@ function open(stateDir: string): Conf<SettingsData> {
   });
 }
 
+/** The store, with a damaged settings.json set aside first (../state-file.ts). */
+function openChecked(stateDir: string): Conf<SettingsData> {
+  const file = join(stateDir, SETTINGS_FILE);
+  // Conf would throw on everything but a JSON object that fits the schema: check first.
+  readJsonStateFile(file, { shape: (value) => (isRecord(value) ? null : `${kindOf(value)}, not an object`), instead: INSTEAD });
+  try {
+    return open(stateDir);
+  } catch (error) {
+    if (!(error as Error).message?.startsWith('Config schema violation')) throw error;
+    setAside(file, `does not fit the settings (${(error as Error).message.replace(/^Config schema violation: /, '')})`, INSTEAD);
+    return open(stateDir);
+  }
+}
+
 export class Settings {
-  private readonly store: Conf<SettingsData>;
+  private store: Conf<SettingsData>;
   // conf re-reads its file on every get; tools read settings on every call, so keep a copy.
   private cache: SettingsData;
 
-  constructor(stateDir: string) {
-    const file = join(stateDir, SETTINGS_FILE);
-    // Conf would throw on everything but a JSON object that fits the schema: check first.
-    readJsonStateFile(file, { shape: (value) => (isRecord(value) ? null : `${kindOf(value)}, not an object`), instead: INSTEAD });
-    try {
-      this.store = open(stateDir);
-    } catch (error) {
-      if (!(error as Error).message?.startsWith('Config schema violation')) throw error;
-      setAside(file, `does not fit the settings (${(error as Error).message.replace(/^Config schema violation: /, '')})`, INSTEAD);
-      this.store = open(stateDir);
-    }
+  constructor(private readonly stateDir: string) {
+    this.store = openChecked(stateDir);
     this.cache = { ...this.store.store };
   }
 
@@ -77,8 +82,19 @@ export class Settings {
   }
 
   set<K extends keyof SettingsData>(key: K, value: SettingsData[K]): void {
-    if (value === undefined) this.store.delete(key);
-    else this.store.set(key, value);
+    const change = () => {
+      if (value === undefined) this.store.delete(key);
+      else this.store.set(key, value);
+    };
+    try {
+      change();
+    } catch {
+      // The file was damaged while the daemon ran (conf reads it before each write): set aside as
+      // at start, then written afresh with what this daemon held, so no setting is lost.
+      this.store = openChecked(this.stateDir);
+      this.store.store = { ...this.cache };
+      change();
+    }
     this.cache = { ...this.store.store };
   }
 
