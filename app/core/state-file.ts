@@ -96,15 +96,11 @@ export function inspectStateFile(file: string, fs: StateFileFs = realFs): Inspec
   }
 }
 
-const NOT_JSON = Symbol('not JSON');
-
-export interface ReadJsonOptions<T> {
+export interface ReadJsonOptions {
   /** Why the parsed value is not of the right shape, or null when it is. */
   shape: (value: unknown) => string | null;
   /** What the reader does instead, in words ("the default settings are used"). */
   instead: string;
-  /** Whether an empty file is fine (read as missing). Default: it is damage. */
-  emptyIsMissing?: boolean;
   fs?: StateFileFs;
 }
 
@@ -112,33 +108,40 @@ export interface ReadJsonOptions<T> {
  * A JSON state file's value; null when there is none — because it is missing, or because it was
  * damaged and has been moved aside (with a notice). Never throws.
  */
-export function readJsonStateFile<T>(file: string, options: ReadJsonOptions<T>): T | null {
-  const found = inspectStateFile(file, options.fs);
+export function readJsonStateFile<T>(file: string, options: ReadJsonOptions): T | null {
+  return readJudged<T>(file, options.instead, options.fs, (text) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return { damage: `is not JSON (${errorText(error)})` };
+    }
+    const wrong = options.shape(value);
+    return wrong === null ? { value: value as T } : { damage: `is not of the expected shape (${wrong})` };
+  });
+}
+
+/** A text state file's content, checked by `shape`; null when missing or moved aside. Never throws. */
+export function readTextStateFile(file: string, options: { shape: (text: string) => string | null; instead: string; fs?: StateFileFs }): string | null {
+  return readJudged<string>(file, options.instead, options.fs, (text) => {
+    const wrong = options.shape(text);
+    return wrong === null ? { value: text } : { damage: `is not of the expected shape (${wrong})` };
+  });
+}
+
+/** The one path of both readers: missing, damaged as a file, empty, or judged by its content. */
+function readJudged<T>(file: string, instead: string, fs: StateFileFs | undefined, judge: (text: string) => { value: T } | { damage: string }): T | null {
+  const found = inspectStateFile(file, fs);
   if (found.state === 'missing') return null;
   let damage: string;
   if (found.state === 'damaged') damage = found.damage;
   else {
     const text = found.bytes.toString('utf8');
-    if (!text.trim()) {
-      if (options.emptyIsMissing) return null;
-      damage = 'is empty';
-    } else {
-      let value: unknown;
-      damage = '';
-      try {
-        value = JSON.parse(text);
-      } catch (error) {
-        value = NOT_JSON;
-        damage = `is not JSON (${errorText(error)})`;
-      }
-      if (value !== NOT_JSON) {
-        const wrong = options.shape(value);
-        if (wrong === null) return value as T;
-        damage = `is not of the expected shape (${wrong})`;
-      }
-    }
+    const verdict: { value: T } | { damage: string } = text.trim() ? judge(text) : { damage: 'is empty' };
+    if ('value' in verdict) return verdict.value;
+    damage = verdict.damage;
   }
-  setAside(file, damage, options.instead, options.fs);
+  setAside(file, damage, instead, fs);
   return null;
 }
 
@@ -149,22 +152,6 @@ export function readJsonStateFile<T>(file: string, options: ReadJsonOptions<T>):
 export function clearStateFile(file: string, instead: string, fs: StateFileFs = realFs): void {
   const found = inspectStateFile(file, fs);
   if (found.state === 'damaged') setAside(file, found.damage, instead, fs);
-}
-
-/** A text state file's content, checked by `shape`; null when missing or moved aside. Never throws. */
-export function readTextStateFile(file: string, options: { shape: (text: string) => string | null; instead: string; fs?: StateFileFs }): string | null {
-  const found = inspectStateFile(file, options.fs);
-  if (found.state === 'missing') return null;
-  let damage: string;
-  if (found.state === 'damaged') damage = found.damage;
-  else {
-    const text = found.bytes.toString('utf8');
-    const wrong = text.trim() ? options.shape(text) : null;
-    if (text.trim() && wrong === null) return text;
-    damage = text.trim() ? `is not of the expected shape (${wrong})` : 'is empty';
-  }
-  setAside(file, damage, options.instead, options.fs);
-  return null;
 }
 
 /**
