@@ -108,6 +108,8 @@ function stepSession(delta) {
 // ---- live state from the daemon ------------------------------------------------------------
 
 let firstSnapshot = true;
+/** Ids of the daemon's state-file notices this page has shown. */
+const noticesShown = new Set();
 
 connectEvents(
   {
@@ -116,6 +118,11 @@ connectEvents(
       store.sessions = new Map(data.sessions.map((s) => [s.name, s]));
       store.past = data.past;
       $('#daemon-info').textContent = `daemon pid ${data.pid} · v${data.version}`;
+      for (const n of data.notices ?? []) {
+        if (noticesShown.has(n.id)) continue;
+        noticesShown.add(n.id);
+        toast(n.message, 'error'); // stays until dismissed
+      }
       emit('sessions');
       if (!store.selected || (!store.sessions.has(store.selected) && !store.past.includes(store.selected) && !store.pending.has(store.selected))) {
         select(pickSession(), { updateHash: !firstSnapshot || store.view === 'sessions' });

@@ -228,7 +228,12 @@ export async function spawnBackgroundDaemon(options: SpawnDaemonOptions): Promis
   // Loaded here, not at the top: most shim starts find a daemon running and never spawn.
   const { spawn } = await import('node:child_process');
   ensurePrivateDir(options.stateDir);
-  const log = openSync(options.logPath, 'a', 0o600);
+  let log: number | 'ignore';
+  try {
+    log = openSync(options.logPath, 'a', 0o600);
+  } catch {
+    log = 'ignore'; // a daemon.log that is no file (a folder, unreadable): the daemon sets it aside and says so
+  }
   try {
     const child = spawn(process.execPath, [options.entry, 'serve', '--background'], {
       detached: true,
@@ -242,6 +247,6 @@ export async function spawnBackgroundDaemon(options: SpawnDaemonOptions): Promis
     child.unref();
     return child;
   } finally {
-    closeSync(log);
+    if (log !== 'ignore') closeSync(log);
   }
 }

@@ -21,6 +21,8 @@ export interface DaemonServices {
 export async function createServices(options: { stateDir: string; env?: NodeJS.ProcessEnv; kernelOptions?: Partial<KernelOptions>; logger?: EngineLogger }): Promise<DaemonServices> {
   const settings = new Settings(options.stateDir);
   const sessions = new SessionManager({ stateDir: options.stateDir, settings, env: options.env, kernelOptions: options.kernelOptions, logger: options.logger });
+  // Read now, not at first use, so a damaged servers.json is found and said at start (settings was, above).
+  sessions.servers.list();
   const startedAt = Date.now();
   return {
     sessions,

@@ -27,7 +27,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
     return 1;
   }
   const path = resolve(file);
-  const log = new SessionLog(dir);
+  const log = new SessionLog(dir, { readOnly: true }); // the daemon may be appending to it
   try {
     const entries = log.read();
     const { cells, format } = await writeRecord(entries, path, loggedRecordMeta(session, entries));

@@ -66,6 +66,9 @@ async function stateContext(env: NodeJS.ProcessEnv): Promise<Pick<InterpretersCo
     if (existsSync(path.join(dir, 'settings.json'))) {
       const { Settings } = await import('../../core/settings/settings.js');
       const settings = new Settings(dir);
+      // A damaged settings.json is moved aside by the reader; say so here too.
+      const { stateFileNotices } = await import('../../core/state-file.js');
+      for (const notice of stateFileNotices(dir)) process.stderr.write(`Warning: ${notice.message}\n`);
       out.savedChoice = settings.get('interpreter');
       out.markedEnvs = settings.get('markedEnvs');
     }

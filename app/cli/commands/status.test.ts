@@ -85,4 +85,22 @@ describe('status formatting', () => {
     assert.match(text, /clients\s+1 connected\n\s+claude-code \(c1, since /);
     assert.match(text, /panelUrl\s+http:\/\/127\.0\.0\.1:4321\//);
   });
+
+  test('state files the daemon set aside are each a warning line', () => {
+    const text = formatStatus({
+      ok: true,
+      pid: 1,
+      version: '0.1.0',
+      started: new Date().toISOString(),
+      uptimeSeconds: 5,
+      stateDir: '/s',
+      socket: '/s/daemon.sock',
+      log: '/s/daemon.log',
+      connections: [],
+      services: {},
+      extra: {},
+      stateFiles: ['/s/settings.json is not JSON (…): moved it to settings.json.bad-20261202T040000.000Z; the default settings are used.'],
+    });
+    assert.match(text, /\n  Warning: \/s\/settings\.json is not JSON \(…\): moved it to settings\.json\.bad-20261202T040000\.000Z; the default settings are used\.\n/);
+  });
 });

@@ -96,6 +96,9 @@ export function formatStatus(status: StatusAnswer): string {
   lines.push(`  ${'clients'.padEnd(width)}  ${clients.length ? `${clients.length} connected` : 'none connected'}`);
   for (const c of clients) lines.push(`  ${''.padEnd(width)}    ${c.client} (${c.id}, since ${new Date(c.since).toLocaleString()})`);
 
+  // A damaged state file the daemon moved aside, one line each.
+  for (const message of status.stateFiles ?? []) lines.push(`  Warning: ${message}`);
+
   const services = status.services ?? {};
   if (Object.keys(services).length) lines.push('', ...describeTree(services, 1));
   return lines.join('\n') + '\n';

@@ -13,6 +13,7 @@ import net from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { DaemonLog } from './daemon-log.js';
 import { removeDaemonInfo, writeDaemonInfo, type DaemonInfo } from './daemon-info.js';
+import { clearDaemonInfo, clearQuickAnswers } from './start-files.js';
 import { acquireInstanceLock, type InstanceLock } from './instance-lock.js';
 import { readFirstLine } from './json-lines.js';
 import { serveMcpConnection, type McpConnection } from './mcp-connection.js';
@@ -29,6 +30,7 @@ import {
 } from './protocol.js';
 import { currentPlatform, daemonFiles, ensurePrivateDir, type DaemonFiles, type PlatformContext } from './state-paths.js';
 import { packageVersion } from '../package-root.js';
+import { clearStateFile, onStateFileNotice, stateFileNotices } from '../state-file.js';
 
 /** What the daemon needs of its services; app/core/services.ts' DaemonServices has this shape. */
 export interface DaemonServicesLike {
@@ -91,6 +93,8 @@ export async function startDaemon<S extends DaemonServicesLike>(options: StartDa
   const platform = options.platform ?? currentPlatform();
   const files = daemonFiles(options.stateDir, platform);
   ensurePrivateDir(files.stateDir);
+  // The log is any text, but it must be a file of its own to be written to (said in it once it is).
+  clearStateFile(files.log, 'a fresh daemon.log is started');
   const log = new DaemonLog({ path: files.log, echo: options.logToStderr ? (line) => process.stderr.write(line) : undefined });
 
   const outcome = await acquireInstanceLock({ lockPath: files.lock, socketPath: files.socket.path, log: (m) => log.info(m) });
@@ -128,6 +132,7 @@ class Daemon<S extends DaemonServicesLike> implements RunningDaemon<S> {
   private stopping: Promise<void> | null = null;
   private listening = false;
   private removeProcessHandlers: () => void = () => {};
+  private stopLoggingNotices: () => void = () => {};
   private readonly version = packageVersion();
 
   constructor(
@@ -152,6 +157,15 @@ class Daemon<S extends DaemonServicesLike> implements RunningDaemon<S> {
 
   async start(): Promise<void> {
     if (this.options.handleProcessEvents) this.installProcessHandlers();
+    // A damaged file of this state folder, found now or later (a session's log), is told in daemon.log.
+    const stateDir = this.files.stateDir;
+    for (const notice of stateFileNotices(stateDir)) this.log.warn(`state file: ${notice.message}`);
+    this.stopLoggingNotices = onStateFileNotice((notice) => {
+      if (stateFileNotices(stateDir).includes(notice)) this.log.warn(`state file: ${notice.message}`);
+    });
+    clearDaemonInfo(this.files.info);
+    // The shims' answers are rewritten once the services are up (app/cli/commands/serve.ts); a damaged copy goes first.
+    clearQuickAnswers(this.files.answers);
     if (this.files.socket.privateDir) ensurePrivateDir(this.files.socket.privateDir, { refuseSymlink: true });
     removeStaleSocket(this.socketPath);
     await new Promise<void>((resolve, reject) => {
@@ -233,6 +247,7 @@ class Daemon<S extends DaemonServicesLike> implements RunningDaemon<S> {
     if (this.listening) this.attempt('remove the socket', () => removeStaleSocket(this.socketPath));
     this.attempt('release the lock', () => this.lock.release());
     this.removeProcessHandlers();
+    this.stopLoggingNotices();
     this.log.info('stopped');
     this.log.close();
     this.resolveStopped();
@@ -330,6 +345,7 @@ class Daemon<S extends DaemonServicesLike> implements RunningDaemon<S> {
       connections: this.connections(),
       services,
       extra: { ...this.extra },
+      stateFiles: stateFileNotices(this.files.stateDir).map((n) => n.message),
     };
   }
 

@@ -1,12 +1,13 @@
 import { describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../testing/wait-for.js';
 import { acquireInstanceLock, processAlive, readLockPid } from './instance-lock.js';
+import { stateFileNotices } from '../state-file.js';
 
 function folder(): { dir: string; lockPath: string; socketPath: string; done: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'ps-lock-'));
@@ -26,6 +27,25 @@ function age(path: string, seconds: number): void {
 }
 
 describe('the instance lock', () => {
+  test('a lock that is a folder or a symlink is no daemon\'s: set aside with a notice, and taken', async () => {
+    for (const make of [(p: string) => mkdirSync(p), (p: string) => symlinkSync('/nonexistent/lock', p)]) {
+      const f = folder();
+      try {
+        make(f.lockPath);
+        const before = stateFileNotices().length;
+        const outcome = await acquireInstanceLock(f);
+        assert.ok(outcome.acquired);
+        assert.equal(readLockPid(f.lockPath), process.pid);
+        const [notice] = stateFileNotices().slice(before);
+        assert.equal(notice?.file, f.lockPath);
+        assert.match(notice.action, /the lock is taken afresh/);
+        outcome.lock.release();
+      } finally {
+        f.done();
+      }
+    }
+  });
+
   test('is created holding our pid and released only by us', async () => {
     const f = folder();
     try {

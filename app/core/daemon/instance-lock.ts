@@ -9,6 +9,7 @@
  */
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { requestControl } from './control-client.js';
+import { clearStateFile } from '../state-file.js';
 
 export interface InstanceLock {
   readonly path: string;
@@ -131,6 +132,8 @@ export async function acquireInstanceLock(options: LockOptions): Promise<LockOut
   // Bounded: an owner that stays "starting" or "stopping" forever must not hold us forever.
   const deadline = Date.now() + grace + 10_000;
 
+  // A lock that is no file of its own (a folder, a symlink, unreadable) is no daemon's lock.
+  clearStateFile(options.lockPath, 'the lock is taken afresh');
   for (;;) {
     if (tryCreate(options.lockPath)) {
       const lockPath = options.lockPath;

@@ -65,6 +65,8 @@ export interface StatusAnswer {
   services: Record<string, unknown>;
   /** Whatever the embedder added (the panel URL, ...). */
   extra: Record<string, unknown>;
+  /** State files found damaged and set aside since the daemon started, one line each (app/core/state-file.ts). */
+  stateFiles?: string[];
 }
 
 export interface StopAnswer {

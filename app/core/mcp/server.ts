@@ -14,6 +14,7 @@ import { ClientFolder } from './client-folder.js';
 import { FolderNotices, noteSessionFolders } from './folder-notices.js';
 import { tellOthersCells } from './told-line.js';
 import { OthersNewsTracker } from '../sessions/others-news.js';
+import { noteStateFiles } from './state-file-notes.js';
 
 const REGISTRARS: ToolRegistrar[] = [registerSessionTools, registerCodeTools, registerAnalysisTools, registerRecordTools];
 
@@ -62,6 +63,7 @@ export function createMcpServer(services: DaemonServices, connection: { id: stri
   };
   // First, so that the line about others' cells opens the reply, before a folder note.
   tellOthersCells(server, services.sessions, new OthersNewsTracker(clientName));
+  noteStateFiles(server, services.stateDir);
   noteSessionFolders(server, new FolderNotices(services.sessions, connection.id, folder));
   registerTools(server, context);
   return server;

@@ -9,6 +9,7 @@ import { inspect } from 'node:util';
 import { backoffDelay } from './backoff.js';
 import { JupyterApi } from './jupyter-api.js';
 import { RemoteServer, ServerRegistry, normalizeServerUrl, parseRemoteKernelRef } from './server-registry.js';
+import { stateFileNotices } from '../state-file.js';
 
 const TOKEN = 'tok-3f9a0c1d2e4b5a6978';
 
@@ -75,11 +76,17 @@ describe('ServerRegistry', () => {
     assert.equal(statSync(r.file).mode & 0o777, 0o600);
   });
 
-  test('a damaged file is reported, not silently replaced', async () => {
+  test('a damaged file is moved aside with its bytes and reported, and the list starts empty', async () => {
     const r = await registry();
     r.add({ name: 'lab', url: 'http://h/' });
     writeFileSync(r.file, '{ not json');
-    assert.throws(() => r.list(), /is not valid JSON/);
+    assert.deepEqual(r.list(), []);
+    const notice = stateFileNotices().find((n) => n.file === r.file);
+    assert.ok(notice?.movedTo, 'the notice says where the file went');
+    assert.equal(readFileSync(notice.movedTo, 'utf8'), '{ not json');
+    assert.match(notice.message, /is not JSON/);
+    r.add({ name: 'lab', url: 'http://h/' });
+    assert.equal(r.list().length, 1, 'adding works again');
   });
 });
 

@@ -8,9 +8,10 @@
  * The file is read on every lookup, so a `servers add` in a terminal reaches a running daemon
  * (and a session reconnecting after a token change) without a restart.
  */
-import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePrivateFile } from '../private-file.js';
+import { isRecord, kindOf, readJsonStateFile } from '../state-file.js';
 
 /** Server names: at least two characters, so "C:\\kernel.json" never reads as server "C". */
 export const SERVER_NAME = /^[A-Za-z][A-Za-z0-9_.-]{1,63}$/;
@@ -170,22 +171,15 @@ export class ServerRegistry {
   }
 
   private read(): StoredFile {
-    let text: string;
-    try {
-      text = readFileSync(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, servers: {} };
-      throw new ServerRegistryError(`Cannot read ${this.file}: ${(error as Error).message}`);
-    }
+    // A damaged file is moved aside with a notice; the list starts empty (../state-file.ts).
+    const parsed = readJsonStateFile<{ servers?: unknown }>(this.file, {
+      shape: (value) => (!isRecord(value) ? `${kindOf(value)}, not an object` : value.servers !== undefined && !isRecord(value.servers) ? `"servers" is ${kindOf(value.servers)}, not an object` : null),
+      instead: 'no remote servers are known until one is added again',
+    });
+    if (!parsed) return { version: 1, servers: {} };
     this.tightenMode();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new ServerRegistryError(`${this.file} is not valid JSON; fix or delete it (it holds only the remote server list).`);
-    }
-    const servers = (parsed as { servers?: unknown })?.servers;
-    if (!servers || typeof servers !== 'object' || Array.isArray(servers)) return { version: 1, servers: {} };
+    const servers = parsed.servers;
+    if (!isRecord(servers)) return { version: 1, servers: {} };
     const clean: Record<string, StoredServer> = {};
     for (const [name, value] of Object.entries(servers as Record<string, unknown>)) {
       const entry = value as Partial<StoredServer> | null;

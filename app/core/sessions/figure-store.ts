@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MimeBundle } from '../kernel/outputs.js';
+import { checkStateFolder } from '../state-file.js';
 
 export const IMAGE_TYPES: Record<string, string> = {
   'image/png': 'png',
@@ -22,7 +23,10 @@ export interface SavedFigure {
 export class FigureStore {
   private counter = 0;
 
-  constructor(readonly dir: string) {}
+  constructor(readonly dir: string) {
+    // A figures "folder" that is a file, a symlink or unusable is set aside (with a notice), not written through.
+    checkStateFolder(dir, 'new figures go to a fresh folder');
+  }
 
   /** Writes every image in the bundle; returns what was written. */
   save(bundle: MimeBundle, executionId: number): SavedFigure[] {

@@ -5,6 +5,7 @@ import { appendFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionLog, type LogEntry } from './session-log.js';
+import { stateFileNotices } from '../state-file.js';
 
 const run = (code: string): Omit<LogEntry, 'id'> => ({ time: new Date(0).toISOString(), client: 'test', code, status: 'ok', executionCount: 1, durationMs: 1, outputs: [] });
 
@@ -49,5 +50,21 @@ test('a run that ends after the session closed is still logged', () => {
   log.close();
   log.append(run('late'));
   assert.deepEqual(log.read().map((e) => e.code), ['before', 'late']);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a torn line that later runs were appended after is still skipped silently, not taken for damage', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ps-log-'));
+  const log = new SessionLog(dir);
+  log.append(run('kept'));
+  appendFileSync(log.path, '{"id": 2, "code": "tor');
+  const reopened = new SessionLog(dir);
+  reopened.append(run('after'));
+  reopened.close();
+  const before = stateFileNotices().length;
+  const third = new SessionLog(dir);
+  assert.deepEqual(third.read().map((e) => e.code), ['kept', 'after']);
+  assert.deepEqual(stateFileNotices().slice(before), [], 'no notice, and the log stays where it is');
+  third.close();
   rmSync(dir, { recursive: true, force: true });
 });

@@ -7,8 +7,10 @@
  * pandas/statsmodels/matplotlib code that does what a tool such as load_data or ols did, so
  * the record re-runs without this project's helpers).
  */
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePrivateFile } from '../private-file.js';
+import { inspectStateFile, reportStateFile, setAside } from '../state-file.js';
 
 export interface LogOutput {
   type: 'stream' | 'result' | 'display' | 'error' | 'omitted';
@@ -76,10 +78,39 @@ export class SessionLog {
   private size = 0;
   private closed = false;
 
-  constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  /** `readOnly`: only to read it (an export); the daemon's session opens it to append and repair. */
+  constructor(
+    readonly dir: string,
+    options: { readOnly?: boolean } = {},
+  ) {
+    if (!options.readOnly) mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.path = join(dir, 'log.jsonl');
-    this.nextId = this.read().reduce((max, entry) => Math.max(max, entry.id), 0) + 1;
+    this.nextId = (options.readOnly ? this.read() : this.recover()).reduce((max, entry) => Math.max(max, entry.id), 0) + 1;
+  }
+
+  /**
+   * The entries, with a damaged log set aside first (../state-file.ts): a folder, a symlink or an
+   * unreadable file is moved away and the log starts afresh; lines that are not entries (other
+   * than a torn last line, skipped as always) move the file away too, and the readable entries
+   * are written back so the record goes on.
+   */
+  private recover(): LogEntry[] {
+    const found = inspectStateFile(this.path);
+    if (found.state === 'missing') return [];
+    if (found.state === 'damaged') {
+      setAside(this.path, found.damage, 'the session starts a fresh log');
+      return [];
+    }
+    const { entries, bad } = parseLog(found.bytes.toString('utf8'));
+    if (bad === 0) return entries;
+    const notice = setAside(this.path, `has ${bad} line${bad === 1 ? '' : 's'} that ${bad === 1 ? 'is' : 'are'} not a log entry`, `the session goes on in a new log holding the ${entries.length} readable entries`);
+    if (!notice.movedTo) return entries; // left in place: appending still works, and reading skips those lines
+    try {
+      writePrivateFile(this.path, entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    } catch (error) {
+      reportStateFile(this.path, `could not be written again (${(error as Error).message})`, `its entries are in ${notice.movedTo}; new runs start a fresh log`);
+    }
+    return entries;
   }
 
   append(entry: Omit<LogEntry, 'id'>): LogEntry {
@@ -143,18 +174,39 @@ export class SessionLog {
     this.fd = null;
   }
 
-  /** All entries; a torn last line (crash mid-write) is skipped. */
+  /** All entries; a torn last line (crash mid-write), and any line that is not an entry, is skipped. */
   read(): LogEntry[] {
-    if (!existsSync(this.path)) return [];
-    const entries: LogEntry[] = [];
-    for (const line of readFileSync(this.path, 'utf8').split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        entries.push(JSON.parse(line));
-      } catch {
-        /* torn line */
-      }
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch {
+      return []; // none yet, or unusable: the session set it aside when it started
     }
-    return entries;
+    return parseLog(text).entries;
   }
+}
+
+/**
+ * The entries in a log's text, and how many lines are not entries. A torn line does not count:
+ * one without a newline after it (a crash mid-write), or one that starts as every line this log
+ * writes does (`{"id":`) — a torn line the next session's append put a newline after.
+ */
+export function parseLog(text: string): { entries: LogEntry[]; bad: number } {
+  const entries: LogEntry[] = [];
+  let bad = 0;
+  const lines = text.split('\n');
+  lines.forEach((line, index) => {
+    if (!line.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      value = undefined;
+    }
+    const entry = value as Partial<LogEntry> | undefined;
+    // Only the id is required: kinds of entry added later must not make a log look damaged.
+    if (entry && typeof entry === 'object' && !Array.isArray(entry) && typeof entry.id === 'number') entries.push(entry as LogEntry);
+    else if (index < lines.length - 1 && !line.startsWith('{"id":')) bad++;
+  });
+  return { entries, bad };
 }

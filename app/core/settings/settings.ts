@@ -1,9 +1,13 @@
 /**
  * The user's settings, kept in <state>/settings.json by `conf` (atomic writes,
- * schema-checked). Environment variables override them for one run.
+ * schema-checked). Environment variables override them for one run. A damaged file is moved
+ * aside with a notice (../state-file.ts) and the defaults are used: settings never keep the
+ * daemon from starting.
  */
 import Conf from 'conf';
 import { totalmem } from 'node:os';
+import { join } from 'node:path';
+import { isRecord, kindOf, readJsonStateFile, setAside } from '../state-file.js';
 
 export interface SettingsData {
   /** Interpreter chosen by the user for new sessions (overridden by PYTHON_MCP_INTERPRETER). */
@@ -24,31 +28,52 @@ export interface SettingsData {
   memoryLimitMb: number;
 }
 
+export const SETTINGS_FILE = 'settings.json';
+const INSTEAD = 'the default settings are used (PYTHON_MCP_* environment variables still apply)';
+
 const DEFAULTS: SettingsData = { markedEnvs: [], outputLimit: 20_000, timeoutS: 600, waitS: 45, warmPoolSize: 1, warmOnConnect: true, memoryLimitMb: 0 };
 
+function open(stateDir: string): Conf<SettingsData> {
+  return new Conf<SettingsData>({
+    cwd: stateDir,
+    configName: 'settings',
+    defaults: DEFAULTS,
+    projectName: 'python-session',
+    configFileMode: 0o600,
+    schema: {
+      interpreter: { type: 'string' },
+      markedEnvs: { type: 'array', items: { type: 'string' } },
+      outputLimit: { type: 'number', minimum: 1000 },
+      timeoutS: { type: 'number', minimum: 1 },
+      waitS: { type: 'number', minimum: 0 },
+      warmPoolSize: { type: 'integer', minimum: 0, maximum: 8 },
+      warmOnConnect: { type: 'boolean' },
+      memoryLimitMb: { type: 'integer', minimum: -1 },
+    },
+  });
+}
+
+/** The store, with a damaged settings.json set aside first (../state-file.ts). */
+function openChecked(stateDir: string): Conf<SettingsData> {
+  const file = join(stateDir, SETTINGS_FILE);
+  // Conf would throw on everything but a JSON object that fits the schema: check first.
+  readJsonStateFile(file, { shape: (value) => (isRecord(value) ? null : `${kindOf(value)}, not an object`), instead: INSTEAD });
+  try {
+    return open(stateDir);
+  } catch (error) {
+    if (!(error as Error).message?.startsWith('Config schema violation')) throw error;
+    setAside(file, `does not fit the settings (${(error as Error).message.replace(/^Config schema violation: /, '')})`, INSTEAD);
+    return open(stateDir);
+  }
+}
+
 export class Settings {
-  private readonly store: Conf<SettingsData>;
+  private store: Conf<SettingsData>;
   // conf re-reads its file on every get; tools read settings on every call, so keep a copy.
   private cache: SettingsData;
 
-  constructor(stateDir: string) {
-    this.store = new Conf<SettingsData>({
-      cwd: stateDir,
-      configName: 'settings',
-      defaults: DEFAULTS,
-      projectName: 'python-session',
-      configFileMode: 0o600,
-      schema: {
-        interpreter: { type: 'string' },
-        markedEnvs: { type: 'array', items: { type: 'string' } },
-        outputLimit: { type: 'number', minimum: 1000 },
-        timeoutS: { type: 'number', minimum: 1 },
-        waitS: { type: 'number', minimum: 0 },
-        warmPoolSize: { type: 'integer', minimum: 0, maximum: 8 },
-        warmOnConnect: { type: 'boolean' },
-        memoryLimitMb: { type: 'integer', minimum: -1 },
-      },
-    });
+  constructor(private readonly stateDir: string) {
+    this.store = openChecked(stateDir);
     this.cache = { ...this.store.store };
   }
 
@@ -57,8 +82,19 @@ export class Settings {
   }
 
   set<K extends keyof SettingsData>(key: K, value: SettingsData[K]): void {
-    if (value === undefined) this.store.delete(key);
-    else this.store.set(key, value);
+    const change = () => {
+      if (value === undefined) this.store.delete(key);
+      else this.store.set(key, value);
+    };
+    try {
+      change();
+    } catch {
+      // The file was damaged while the daemon ran (conf reads it before each write): set aside as
+      // at start, then written afresh with what this daemon held, so no setting is lost.
+      this.store = openChecked(this.stateDir);
+      this.store.store = { ...this.cache };
+      change();
+    }
     this.cache = { ...this.store.store };
   }
 

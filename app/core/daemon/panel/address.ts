@@ -8,7 +8,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePrivateFile } from '../../private-file.js';
-import { readPanelToken } from './auth.js';
+import { readPanelToken, TOKEN_FILE, TOKEN_SHAPE } from './auth.js';
+import { isRecord, readJsonStateFile, readTextStateFile } from '../../state-file.js';
 
 export const ADDRESS_FILE = 'panel.json';
 
@@ -37,6 +38,16 @@ export function panelUrl(port: number, token: string): string {
 
 export function writePanelAddress(stateDir: string, address: PanelAddressFile): void {
   writePrivateFile(join(stateDir, ADDRESS_FILE), `${JSON.stringify(address)}\n`);
+}
+
+/**
+ * Before the panel writes its own: a damaged panel.json or panel-token (not ours in shape, a
+ * folder, a symlink, unreadable) is moved aside with a notice, so the writes that follow work.
+ */
+export function clearPanelFiles(stateDir: string): void {
+  const instead = 'the panel writes a fresh one';
+  readJsonStateFile(join(stateDir, ADDRESS_FILE), { shape: (value) => (isRecord(value) && Number.isInteger(value.port) && Number.isInteger(value.pid) ? null : 'no port and pid'), instead });
+  readTextStateFile(join(stateDir, TOKEN_FILE), { shape: (text) => (TOKEN_SHAPE.test(text.trim()) ? null : 'not a panel token'), instead });
 }
 
 /** Removes the address, unless another daemon has written its own since. */

@@ -61,6 +61,7 @@ import { listFigures, LogReader } from './log.js';
 import type { PanelModel } from './model.js';
 import { PanelServers, ServerRequestRefused } from './servers.js';
 import { InstallRefused, PanelInstalls } from './install.js';
+import { stateFileNotices } from '../../state-file.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -153,6 +154,8 @@ export class PanelApi {
       now: Date.now(),
       sessions: this.model.views(),
       past: this.model.pastSessions(),
+      // Damaged state files the daemon set aside: the page shows each once.
+      notices: stateFileNotices(this.services.stateDir).map((n) => ({ id: n.id, message: n.message })),
     };
   }
 

@@ -25,7 +25,7 @@ import { writePrivateFile } from '../../private-file.js';
 export const TOKEN_FILE = 'panel-token';
 export const TOKEN_BYTES = 32;
 /** base64url of 32 bytes. */
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+export const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /** Paths where `?token=` is accepted: the page itself, which then drops it from the address. */
 export const PAGE_PATHS: ReadonlySet<string> = new Set(['/', '/index.html']);

@@ -119,3 +119,17 @@ test('figures come newest first, with the code that drew them, plus files no run
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a log that is a folder, or has lines that are not entries, is shown with what can be read, never an error', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ps-panel-log-'));
+  try {
+    const reader = new LogReader();
+    mkdirSync(join(dir, 'folder.jsonl'));
+    assert.deepEqual(reader.entries(join(dir, 'folder.jsonl')), []);
+    const path = join(dir, 'log.jsonl');
+    writeFileSync(path, '{"id": 1, "code": "a", "outputs": []}\n[1, 2]\nnot json\n{"id": 2, "code": "b", "outputs": []}\n');
+    assert.deepEqual(reader.entries(path).map((e) => e.code), ['a', 'b']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

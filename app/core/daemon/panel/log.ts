@@ -8,7 +8,7 @@
  */
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import type { LogEntry, LogOutput } from '../../sessions/session-log.js';
+import { parseLog, type LogEntry, type LogOutput } from '../../sessions/session-log.js';
 
 export const FIGURE_EXTENSIONS: ReadonlySet<string> = new Set(['.png', '.jpg', '.jpeg', '.gif', '.svg']);
 
@@ -125,17 +125,15 @@ export class LogReader {
         const text = cached.partial + buffer.subarray(0, read).toString('utf8');
         const lines = text.split('\n');
         cached.partial = lines.pop() ?? '';
-        for (const line of lines) {
-          if (!line.trim()) continue;
-          try {
-            cached.entries.push(JSON.parse(line) as LogEntry);
-          } catch {
-            /* a torn line from a crash mid-write: skipped, as SessionLog.read does */
-          }
-        }
+        // A torn line from a crash mid-write, or one that is no entry, is skipped, as SessionLog.read does.
+        cached.entries.push(...parseLog(lines.join('\n')).entries);
         cached.size += read;
       }
       return cached.entries;
+    } catch {
+      // A folder or an unreadable file where the log should be: shown empty; the session sets it aside when it starts.
+      this.cache.delete(path);
+      return [];
     } finally {
       closeSync(fd);
     }

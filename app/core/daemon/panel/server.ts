@@ -17,7 +17,7 @@ import { packageRoot } from '../../package-root.js';
 import type { DaemonServices } from '../../services.js';
 import type { PlatformContext } from '../../registration/index.js';
 import { PanelApi } from './api.js';
-import { panelBaseUrl, panelUrl, removePanelAddress, writePanelAddress } from './address.js';
+import { clearPanelFiles, panelBaseUrl, panelUrl, removePanelAddress, writePanelAddress } from './address.js';
 import { authorize, createPanelToken, sessionCookie } from './auth.js';
 import { EventHub } from './events.js';
 import { PanelModel } from './model.js';
@@ -107,6 +107,7 @@ export async function startPanelServer(options: PanelServerOptions): Promise<Pan
     warnings.push(`The panel's port ${wanted} is not available (${error.code}); using a free port instead.`);
     return listen(server, host, 0);
   });
+  clearPanelFiles(stateDir);
   token = createPanelToken(stateDir);
   writePanelAddress(stateDir, { port, pid: process.pid, started: new Date().toISOString() });
 
