@@ -74,7 +74,8 @@ def rows_by_name(payload):
 
 class Variables(ToolTestCase):
     def test_each_row_has_the_contract_fields(self):
-        payload = self.ok("variables", sample_namespace())
+        ns = sample_namespace()
+        payload = self.ok("variables", ns)
         rows = rows_by_name(payload)
         self.assertNotIn("_private", rows)
         self.assertEqual(payload["structured"]["count"], len(rows))
@@ -90,7 +91,7 @@ class Variables(ToolTestCase):
         df = rows["df"]
         self.assertEqual((df["type"], df["kind"], df["shape"], df["length"]),
                          ("pandas.DataFrame", "data", [2, 2], None))
-        self.assertEqual(df["dtypes"], "1 float64, 1 object")
+        self.assertEqual(df["dtypes"], "1 float64, 1 %s" % ns["df"].dtypes.iloc[1])
         self.assertIn("<b>name</b>", df["preview"])
         self.assertGreater(df["size_bytes"], 0)
         self.assertEqual((rows["s"]["shape"], rows["s"]["dtypes"]), ([3], "int64"))
