@@ -252,12 +252,13 @@ class DataViewer {
       const i = r - block.offset;
       const cells = block.rows[i] ?? [];
       const index = block.index?.[i] ?? [];
+      const marks = missingMarks(block);
       rows.push(
         h(
           'tr',
           { dataset: { row: String(r) } },
           ...index.map((v) => h('th', { scope: 'row', class: 'data-index' }, v === null ? '' : String(v))),
-          ...cells.map((v, j) => (v === null ? h('td', { class: 'data-missing' }, 'null') : h('td', { class: numeric[j] ? 'num' : null, title: String(v).length > 40 ? String(v) : null }, String(v)))),
+          ...cells.map((v, j) => (v === null ? h('td', { class: 'data-missing' }, marks.get(`${i},${j}`) ?? 'null') : h('td', { class: numeric[j] ? 'num' : null, title: String(v).length > 40 ? String(v) : null }, String(v)))),
         ),
       );
     }
@@ -314,7 +315,7 @@ class DataViewer {
     try {
       const result = await post(sessionPath(this.session, '/data/summary'), { expression: this.expression, columns: columns.length ? columns : null });
       if (generation !== this.generation) return;
-      const head = ['Column', 'Dtype', 'Missing', 'Min', 'Max', 'Mean', 'Distinct'];
+      const head = ['Column', 'Dtype', 'Missing', 'Min', 'Max', 'Mean', 'Distinct', ''];
       const text = (v) => (v === null || v === undefined ? '' : typeof v === 'number' ? v.toLocaleString(undefined, { maximumFractionDigits: 6 }) : String(v));
       clear(this.summary).append(
         h(
@@ -326,7 +327,7 @@ class DataViewer {
             'tbody',
             {},
             (result.columns ?? []).map((c) =>
-              h('tr', {}, h('th', { scope: 'row' }, String(c.name)), h('td', {}, c.dtype ?? ''), h('td', { class: 'num' }, text(c.missing)), h('td', {}, text(c.min)), h('td', {}, text(c.max)), h('td', { class: 'num' }, text(c.mean)), h('td', { class: 'num' }, text(c.distinct))),
+              h('tr', {}, h('th', { scope: 'row' }, String(c.name)), h('td', {}, c.dtype ?? ''), h('td', { class: 'num' }, text(c.missing)), h('td', {}, text(c.min)), h('td', {}, text(c.max)), h('td', { class: 'num' }, text(c.mean)), h('td', { class: 'num' }, text(c.distinct)), h('td', { class: 'error-text' }, c.error ?? '')),
             ),
           ),
         ),
@@ -361,6 +362,12 @@ class DataViewer {
       toast(`Could not copy: ${error.message}`, 'error');
     }
   }
+}
+
+/** "row,column" → NaN / NaT / None / NA for the missing cells of a page, kept with the page. */
+function missingMarks(block) {
+  if (!block.marksByCell) block.marksByCell = new Map((block.missing ?? []).map(([r, c, kind]) => [`${r},${c}`, kind]));
+  return block.marksByCell;
 }
 
 function csvCell(value) {

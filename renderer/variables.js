@@ -135,8 +135,10 @@ export class VariablesView {
       if (hidden && !this.showAll.checked) parts.push(`${hidden} hidden`);
       if (d.asOf !== null && d.asOf !== undefined) parts.push(`as of In [${d.asOf}]`);
     }
-    const running = s?.state === 'busy' || d?.busy;
-    const text = running && d?.stale !== false ? `${parts.join(' · ')}${parts.length ? ' · ' : ''}a cell is running; updated when it ends` : parts.join(' · ');
+    // A run (not a helper call such as this view's own read) holds the kernel: what is shown is
+    // the snapshot from before it, and the next one comes when it ends.
+    const running = Boolean(s?.running || d?.busy);
+    const text = running ? `${parts.join(' · ')}${parts.length ? ' · ' : ''}a cell is running; updated when it ends` : parts.join(' · ');
     this.status.textContent = text;
     this.status.dataset.running = running ? 'true' : 'false';
   }

@@ -70,7 +70,8 @@ describe('panel workspace API', () => {
       ['/api/sessions/w/data', { expression: 'x', sort: 'a' }, /sort must be a list of \{column, ascending\}/],
       ['/api/sessions/w/data', { expression: 'x', sort: [{ column: 'a', ascending: 'yes' }] }, /sort must be a list/],
       ['/api/sessions/w/data', { expression: 'x', filter: 'a' }, /filter must be null or \{text, column\}/],
-      ['/api/sessions/w/data', { expression: 'x', columns: { start: 0, count: 600 } }, /count must be a whole number from 1 to 500/],
+      ['/api/sessions/w/data', { expression: 'x', columns: { start: 0, count: 600 } }, /count must be a whole number from 1 to 200/],
+      ['/api/sessions/w/data', { expression: 'x', sort: [{ column: 3 }] }, /column a column name/],
       ['/api/sessions/w/data/summary', { expression: 'x', columns: 'a' }, /columns must be null or a list/],
       ['/api/sessions/w/run', {}, /code must be the Python to run/],
       ['/api/sessions/w/run', { code: '   ' }, /code must be the Python to run/],
@@ -80,6 +81,10 @@ describe('panel workspace API', () => {
       assert.equal(answer.status, 400, `${path} ${JSON.stringify(body)}: ${JSON.stringify(answer.data)}`);
       assert.match(answer.data.error, message);
     }
+    // What only the kernel can judge comes back from the helpers as a 400 too, in their words.
+    const unknown = await call('POST', '/api/sessions/w/data', { expression: 'no_such_name_here' });
+    assert.equal(unknown.status, 400, JSON.stringify(unknown.data));
+    assert.match(unknown.data.error, /no_such_name_here/);
     assert.equal((await call('GET', '/api/sessions/nope/variables')).status, 404);
     assert.equal((await call('POST', '/api/sessions/nope/run', { code: '1' })).status, 404);
     assert.equal((await call('GET', '/api/sessions/nope/attach')).status, 404);

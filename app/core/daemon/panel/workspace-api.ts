@@ -31,7 +31,9 @@ export const DATA_WAIT_S = 3;
 const VARIABLES_TIMEOUT_MS = 20_000;
 const DATA_TIMEOUT_MS = 60_000;
 export const MAX_PAGE_ROWS = 500;
-export const MAX_PAGE_COLUMNS = 500;
+/** The helpers send at most this many columns a page; a summary takes up to 500 names. */
+export const MAX_PAGE_COLUMNS = 200;
+const MAX_SUMMARY_COLUMNS = 500;
 const MAX_EXPRESSION_CHARS = 2000;
 
 export class WorkspaceRequestError extends Error {
@@ -240,12 +242,12 @@ export class PanelWorkspace {
 
   async dataSummary(name: string, body: Record<string, unknown>) {
     const session = this.live(name);
-    let columns: (string | number)[] | null = null;
+    let columns: string[] | null = null;
     if (body.columns !== undefined && body.columns !== null) {
-      if (!Array.isArray(body.columns) || body.columns.length > MAX_PAGE_COLUMNS || !body.columns.every((c) => typeof c === 'string' || Number.isInteger(c))) {
-        throw new WorkspaceRequestError(400, `columns must be null or a list of at most ${MAX_PAGE_COLUMNS} column names.`);
+      if (!Array.isArray(body.columns) || body.columns.length > MAX_SUMMARY_COLUMNS || !body.columns.every((c) => typeof c === 'string')) {
+        throw new WorkspaceRequestError(400, `columns must be null or a list of at most ${MAX_SUMMARY_COLUMNS} column names.`);
       }
-      columns = body.columns as (string | number)[];
+      columns = body.columns as string[];
     }
     return this.whenFree(session, (options) => callHelper(session.kernel, 'data_summary', { expression: expressionArg(body), columns }, { ...options, timeoutMs: DATA_TIMEOUT_MS }));
   }
@@ -360,27 +362,27 @@ function integerArg(body: Record<string, unknown>, key: string, fallback: number
   return value;
 }
 
-function sortArg(value: unknown): { column: string | number; ascending: boolean }[] {
+function sortArg(value: unknown): { column: string; ascending: boolean }[] {
   if (value === undefined || value === null) return [];
-  const bad = () => new WorkspaceRequestError(400, 'sort must be a list of {column, ascending}: column a name or position, ascending true or false.');
+  const bad = () => new WorkspaceRequestError(400, 'sort must be a list of {column, ascending}: column a column name, ascending true or false.');
   if (!Array.isArray(value) || value.length > 16) throw bad();
   return value.map((item) => {
     if (typeof item !== 'object' || item === null) throw bad();
     const { column, ascending } = item as Record<string, unknown>;
-    if (!(typeof column === 'string' || Number.isInteger(column)) || (ascending !== undefined && typeof ascending !== 'boolean')) throw bad();
-    return { column: column as string | number, ascending: ascending !== false };
+    if (typeof column !== 'string' || (ascending !== undefined && typeof ascending !== 'boolean')) throw bad();
+    return { column, ascending: ascending !== false };
   });
 }
 
-function filterArg(value: unknown): { text: string; column: string | number | null } | null {
+function filterArg(value: unknown): { text: string; column: string | null } | null {
   if (value === undefined || value === null) return null;
-  const bad = () => new WorkspaceRequestError(400, 'filter must be null or {text, column}: text a string, column a name, a position or null for every column.');
+  const bad = () => new WorkspaceRequestError(400, 'filter must be null or {text, column}: text a string, column a column name or null for every column in view.');
   if (typeof value !== 'object' || Array.isArray(value)) throw bad();
   const { text, column } = value as Record<string, unknown>;
   if (typeof text !== 'string' || text.length > 1000) throw bad();
-  if (!(column === undefined || column === null || typeof column === 'string' || Number.isInteger(column))) throw bad();
+  if (!(column === undefined || column === null || typeof column === 'string')) throw bad();
   if (text === '') return null;
-  return { text, column: (column as string | number | undefined) ?? null };
+  return { text, column: column ?? null };
 }
 
 function columnsArg(value: unknown): { start: number; count: number } | null {
