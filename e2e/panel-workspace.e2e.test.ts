@@ -137,7 +137,7 @@ describe('the workspace in the panel: variables, data viewer, console, open else
     try {
       await page.waitForFunction(() => document.querySelector('#session-header .badge')?.textContent?.trim() === 'busy', undefined, WAIT);
       await page.click('.variables-toolbar button'); // Refresh: answered from the snapshot
-      await page.waitForFunction(() => /a cell is running/.test(document.querySelector('.variables-status')?.textContent ?? ''), undefined, WAIT);
+      await page.waitForFunction(() => /updates when the running cell ends/.test(document.querySelector('.variables-status')?.textContent ?? ''), undefined, WAIT);
       assert.match((await page.locator('.variables-status').textContent()) ?? '', /as of In \[2\]/);
       assert.equal(await row('during').count(), 0);
       assert.equal(gate.isOpen(), false, 'shown while the cell still waits');

@@ -43,7 +43,7 @@ export class ConsoleView {
       autocapitalize: 'off',
       'aria-label': 'Python to run in this session',
       'aria-keyshortcuts': 'Shift+Enter',
-      placeholder: 'Run Python in this session — Shift+Enter runs, ↑ ↓ history',
+      placeholder: 'Python here · Shift+Enter runs · ↑↓ history',
     });
     this.prompt = h('span', { class: 'console-prompt', 'aria-hidden': 'true' }, 'In [ ]:');
     this.runButton = h('button', { class: 'button small primary console-run', type: 'submit', title: 'Run (Shift+Enter)' }, 'Run');

@@ -304,8 +304,13 @@ class DataViewer {
     this.summaryButton.textContent = summary ? 'Rows' : 'Summary';
     this.scroller.hidden = summary;
     this.summary.hidden = !summary;
-    if (summary) void this.loadSummary();
-    else this.layout();
+    this.copyButton.disabled = summary;
+    this.filterInput.disabled = summary;
+    this.columnSelect.disabled = summary;
+    if (summary) {
+      this.status.textContent = `Each column over all ${plural(this.meta?.total_rows ?? 0, 'row')}; the filter and sort do not apply here.`;
+      void this.loadSummary();
+    } else this.layout();
   }
 
   async loadSummary() {
@@ -322,7 +327,7 @@ class DataViewer {
           'table',
           { class: 'table data-summary-table' },
           h('caption', { class: 'visually-hidden' }, `Summary of each column of ${this.expression}`),
-          h('thead', {}, h('tr', {}, head.map((label) => h('th', { scope: 'col' }, label)))),
+          h('thead', {}, h('tr', {}, head.map((label) => h('th', { scope: 'col', class: ['Missing', 'Mean', 'Distinct'].includes(label) ? 'num' : null }, label)))),
           h(
             'tbody',
             {},

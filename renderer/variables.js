@@ -138,7 +138,7 @@ export class VariablesView {
     // A run (not a helper call such as this view's own read) holds the kernel: what is shown is
     // the snapshot from before it, and the next one comes when it ends.
     const running = Boolean(s?.running || d?.busy);
-    const text = running ? `${parts.join(' · ')}${parts.length ? ' · ' : ''}a cell is running; updated when it ends` : parts.join(' · ');
+    const text = running ? `${parts.join(' · ')}${parts.length ? ' · ' : ''}updates when the running cell ends` : parts.join(' · ');
     this.status.textContent = text;
     this.status.dataset.running = running ? 'true' : 'false';
   }
@@ -190,13 +190,18 @@ export class VariablesView {
       'tr',
       { class: `variable kind-${v.kind}${v.viewable ? ' viewable' : ''}${v.error ? ' has-error' : ''}`, dataset: { name: v.name }, ondblclick: v.viewable ? open : null },
       h('td', { class: 'col-name' }, name),
-      h('td', { class: 'col-type' }, h('span', { class: 'variable-type' }, v.type ?? '')),
+      h('td', { class: 'col-type', title: [v.type, v.dtypes].filter(Boolean).join('\n') }, h('span', { class: 'variable-type' }, shortType(v.type))),
       h('td', { class: 'col-size' }, sizeText(v)),
       h('td', { class: 'col-dtypes', title: v.dtypes ?? '' }, v.dtypes ?? ''),
       h('td', { class: 'col-memory' }, v.size_bytes === null || v.size_bytes === undefined ? '' : bytes(v.size_bytes)),
       h('td', { class: 'col-preview' }, preview),
     );
   }
+}
+
+/** "pandas.DataFrame" → "DataFrame": the module is in the tooltip. */
+function shortType(type) {
+  return (type ?? '').split('.').pop();
 }
 
 function sizeText(v) {
