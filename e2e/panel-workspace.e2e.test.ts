@@ -210,6 +210,10 @@ describe('the workspace in the panel: variables, data viewer, console, open else
     await dialog.locator('button[aria-label="Next columns"]').click();
     await page.waitForFunction(() => /Columns 51–100 of 120/.test(document.querySelector('#dialog-data .data-columns-label')?.textContent ?? ''), undefined, WAIT);
     assert.equal(await dialog.locator('thead .data-col-name').first().textContent(), 'c50');
+    assert.equal(await dialog.locator('tbody tr[data-row="0"] td').first().textContent(), '50');
+    // A run that changes the value while it is open: the viewer reads its rows again.
+    await model('wide.iloc[0, 50] = -1');
+    await page.waitForFunction(() => document.querySelector('#dialog-data tbody tr[data-row="0"] td')?.textContent === '-1', undefined, WAIT);
     await dialog.locator('button', { hasText: 'Close' }).click();
   });
 

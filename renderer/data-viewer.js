@@ -24,6 +24,11 @@ export function openDataViewer(session, expression, info = null) {
   return current;
 }
 
+/** A run ended in `session`: an open viewer on it reads its rows again (the value may have changed). */
+export function dataChanged(session) {
+  if (current?.session === session && current.dialog.open) current.refresh();
+}
+
 class DataViewer {
   constructor(dialog, session, expression, info) {
     Object.assign(this, { dialog, session, expression, info });
@@ -104,6 +109,11 @@ class DataViewer {
     if (this.dialog.open) this.dialog.close();
   }
 
+  refresh() {
+    this.meta = null;
+    void this.reset({ keepScroll: true });
+  }
+
   closed() {
     this.generation++;
     this.resize.disconnect();
@@ -125,7 +135,7 @@ class DataViewer {
     this.blocks.clear();
     this.loading.clear();
     if (!keepScroll) this.scroller.scrollTop = 0;
-    this.first = 0;
+    if (!keepScroll) this.first = 0;
     await this.fetchBlock(Math.floor(this.first / BLOCK));
     if (this.mode === 'summary') void this.loadSummary();
   }

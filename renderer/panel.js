@@ -13,7 +13,7 @@ import { initSessions, interrupt, removeSession, updateSession } from './session
 import { emit, store } from './store.js';
 import { toast } from './ui.js';
 import { VariablesView } from './variables.js';
-import { openDataViewer } from './data-viewer.js';
+import { dataChanged, openDataViewer } from './data-viewer.js';
 import { ConsoleView } from './console.js';
 import { openAttach } from './attach.js';
 
@@ -159,6 +159,7 @@ connectEvents(
     },
     logged(event) {
       log.onLogged(event);
+      dataChanged(event.session);
       gallery.onLogged(event, store.tab === 'figures' && store.view === 'sessions');
     },
     died({ session, message }) {
