@@ -217,6 +217,41 @@ describe('the workspace in the panel: variables, data viewer, console, open else
     await dialog.locator('button', { hasText: 'Close' }).click();
   });
 
+  test('a million rows scroll end to end a block at a time; a MultiIndex, datetimes and missing values display', { timeout: 120_000 }, async () => {
+    await setTab('variables');
+    await model(
+      [
+        "million = pd.DataFrame({'x': np.arange(1_000_000), 'y': np.arange(1_000_000) % 7})",
+        "idx = pd.MultiIndex.from_product([['a', 'b'], [1, 2]], names=['letter', 'number'])",
+        "mixed = pd.DataFrame({'when': pd.to_datetime(['2024-01-01', None, '2024-03-01', '2024-04-01']), 'value': [1.5, np.nan, None, 4.0], 'cat': pd.Categorical(['u', 'v', None, 'u']), 'long': ['z' * 500, None, 'short', object()]}, index=idx)",
+      ].join('\n'),
+    );
+    await row('million').locator('button.variable-open').click();
+    const dialog = page.locator('#dialog-data');
+    await dialog.locator('tbody tr[data-row="0"]').waitFor(WAIT);
+    const before = dataRequests.length;
+    await dialog.locator('.data-scroll').evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await dialog.locator('tbody tr[data-row="999999"]').waitFor(WAIT);
+    assert.equal(await dialog.locator('tbody tr[data-row="999999"] td').first().textContent(), '999999');
+    assert.ok(dataRequests.length - before <= 2, `${dataRequests.length - before} blocks fetched for the jump`);
+    await dialog.locator('.data-scroll').evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
+    await page.waitForFunction(() => document.querySelectorAll('#dialog-data tbody tr.data-pending').length === 0 && document.querySelector('#dialog-data tbody tr[data-row]') !== null, undefined, WAIT);
+    const middle = Number(await dialog.locator('tbody tr[data-row]').first().getAttribute('data-row'));
+    assert.ok(middle > 400_000 && middle < 600_000, `half way down shows row ${middle}`);
+    await dialog.locator('button', { hasText: 'Close' }).click();
+
+    await row('mixed').locator('button.variable-open').click();
+    await dialog.locator('tbody tr[data-row="3"]').waitFor(WAIT);
+    assert.deepEqual(await dialog.locator('thead .data-index-head').allTextContents(), ['letter', 'number']);
+    assert.deepEqual(await dialog.locator('tbody tr[data-row="1"] th').allTextContents(), ['a', '2']);
+    const second = await dialog.locator('tbody tr[data-row="1"] td').allTextContents();
+    assert.equal(second[0], 'NaT');
+    assert.equal(second[1], 'NaN');
+    assert.match((await dialog.locator('tbody tr[data-row="3"] td').nth(3).textContent()) ?? '', /object/);
+    await shoot('data-mixed');
+    await dialog.locator('button', { hasText: 'Close' }).click();
+  });
+
   test("the person's own cell streams its output, is stopped by Interrupt, is logged as You and exported", { timeout: 120_000 }, async () => {
     await setTab('log');
     const gate = cellGate();
