@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServices, type DaemonServices } from '../../services.js';
+import { jupyterServerAvailable, startJupyterServer, type TestJupyterServer } from '../../remote/testing/jupyter-server.js';
 import { cellGate } from '../../testing/cell-gate.js';
 import { TEST_PYTHON, markChildProcesses } from '../../testing/test-python.js';
 import { waitFor } from '../../testing/wait-for.js';
@@ -161,5 +162,57 @@ describe('panel workspace API', () => {
     assert.match(answer.data.commands.python, /load_connection_file\(\)/);
     assert.match(answer.data.commands.python, /start_channels\(\)/);
     assert.match(answer.data.commands.spyder, /Connect to an existing kernel/);
+  });
+});
+
+describe('panel workspace API on a kernel on a real Jupyter Server', { skip: jupyterServerAvailable() || process.env.CI ? false : 'needs python3-jupyter-server' }, () => {
+  let stateDir: string;
+  let services: DaemonServices;
+  let panel: PanelServer;
+  let jupyter: TestJupyterServer;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- shapes vary by route
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; data: any; text: string }> => {
+    const res = await fetch(new URL(path.slice(1), panel.baseUrl), {
+      method,
+      headers: { Authorization: `Bearer ${panel.token}`, ...(method === 'POST' ? { 'Content-Type': 'application/json' } : {}) },
+      body: method === 'POST' ? JSON.stringify(body ?? {}) : undefined,
+    });
+    const text = await res.text();
+    return { status: res.status, data: JSON.parse(text), text };
+  };
+
+  before(async () => {
+    stateDir = mkdtempSync(join(tmpdir(), 'ps-panel-workspace-remote-'));
+    services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON, PYTHON_MCP_POOL_SIZE: '0' } });
+    panel = await startPanelServer({ services, registration: { home: join(stateDir, 'home'), env: {} } });
+    jupyter = await startJupyterServer();
+    services.sessions.servers.add({ name: 'lab', url: jupyter.url, token: jupyter.token });
+  });
+  after(async () => {
+    try {
+      await panel?.close();
+      await services?.shutdown();
+    } finally {
+      await jupyter?.close();
+      if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
+  test('variables and a data page come from the remote kernel; attach points at the server, never its token', async () => {
+    const session = await services.sessions.start('far', { server: 'lab', kernelName: 'python3' });
+    await session.run({ code: "import pandas as pd\nremote_frame = pd.DataFrame({'k': [3, 1, 2]})", client: 'test', outputLimit: 10_000 });
+    const variables = await call('GET', '/api/sessions/far/variables');
+    assert.equal(variables.status, 200, variables.text);
+    assert.ok(variables.data.names.some((n: { name: string; viewable: boolean }) => n.name === 'remote_frame' && n.viewable), variables.text);
+    const page = await call('POST', '/api/sessions/far/data', { expression: 'remote_frame', sort: [{ column: 'k', ascending: true }] });
+    assert.equal(page.status, 200, page.text);
+    assert.deepEqual(page.data.rows, [['1'], ['2'], ['3']]);
+    const attach = await call('GET', '/api/sessions/far/attach');
+    assert.equal(attach.status, 200, attach.text);
+    assert.equal(attach.data.kind, 'remote');
+    assert.equal(attach.data.server, 'lab');
+    assert.match(attach.data.reason, /Jupyter server "lab"/);
+    for (const text of [variables.text, page.text, attach.text]) assert.ok(!text.includes(jupyter.token), 'no token in an answer');
+    await services.sessions.close('far');
   });
 });
