@@ -60,6 +60,15 @@ describe('panel workspace API', () => {
       assert.equal((await call(method, path, body, null)).status, 401, `${method} ${path} without a token`);
       assert.equal((await call(method, path, body, 'x'.repeat(43))).status, 401, `${method} ${path} with a wrong token`);
     }
+    // With the token but from another site's page: refused as every action is.
+    for (const [method, path, body] of ROUTES.filter(([m]) => m === 'POST')) {
+      const res = await fetch(new URL(path.slice(1), panel.baseUrl), {
+        method,
+        headers: { Authorization: `Bearer ${panel.token}`, 'Content-Type': 'application/json', Origin: 'http://evil.example' },
+        body: JSON.stringify(body),
+      });
+      assert.equal(res.status, 403, `${method} ${path} from a foreign origin`);
+    }
     assert.equal(services.sessions.get('w').kernel.executionCount, before, 'nothing ran');
   });
 
