@@ -520,7 +520,10 @@ def _generation():
 
 def _cached(obj, table, what, compute):
     """``compute()`` once per object, shape, execution count and ``what``; a few kept at a time."""
-    key = (id(obj), table.n_rows, table.n_columns, _generation(), what)
+    generation = _generation()
+    for stale in [k for k in _orders if k[3] != generation]:
+        del _orders[stale]  # a cell has run since: those orders may no longer hold
+    key = (id(obj), table.n_rows, table.n_columns, generation, what)
     entry = _orders.get(key)
     if entry is not None:
         ref, value = entry

@@ -154,6 +154,21 @@ class Paging(ToolTestCase):
             page(self, {"df": pd.DataFrame({"x": range(i + 2)})}, **spec)
         self.assertLessEqual(len(data_view._orders), data_view.CACHE_ENTRIES)
 
+    def test_a_cell_run_since_drops_the_cached_orders(self):
+        df = pd.DataFrame({"x": [3, 1, 2]})
+        spec = {"sort": [{"column": "x", "ascending": True}]}
+        saved = data_view._generation
+        try:
+            data_view._generation = lambda: 7
+            page(self, {"df": df}, **spec)
+            self.assertEqual({key[3] for key in data_view._orders}, {7})
+            df.loc[0, "x"] = 0  # changed in place by the next cell: same id, same shape
+            data_view._generation = lambda: 8
+            self.assertEqual(index_of(page(self, {"df": df}, **spec)), [0, 1, 2])
+            self.assertEqual({key[3] for key in data_view._orders}, {8})
+        finally:
+            data_view._generation = saved
+
     def test_multiindex_rows_and_columns(self):
         rows = pd.MultiIndex.from_product([["a", "b"], [1, 2]], names=["letter", None])
         cols = pd.MultiIndex.from_tuples([("x", "one"), ("x", "two"), ("y", "one")])
