@@ -260,6 +260,7 @@ describe('the workspace in the panel: variables, data viewer, console, open else
     await page.press('.console-input', 'Shift+Enter');
     await page.locator('.entry-running .live-text', { hasText: 'mine started' }).waitFor(WAIT);
     assert.equal(await page.locator('.entry-running .entry-client').textContent(), 'You');
+    assert.equal(await page.locator('#session-header .unattended').count(), 0, 'not "no caller waiting": the person watches it here');
     assert.equal(await page.locator('.console-input').inputValue(), '', 'the box is emptied once sent');
     await shoot('console-running');
     gate.open();
