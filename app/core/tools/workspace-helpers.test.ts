@@ -50,9 +50,9 @@ const SETUP = [
   'loud, stuck = Loud(), Stuck()',
 ].join('\n');
 
-/** What reading must not change: `_`, the execution count, the input history and the names. */
+/** What reading must not change: `_` and `__`, `Out`, the execution count, the input history and the names. */
 const STATE =
-  "(repr(_), get_ipython().execution_count if 'get_ipython' in globals() else None, len(In) if 'In' in globals() else None, sorted(k for k in globals() if not k.startswith('_')))";
+  "(repr(_), repr(__), len(Out) if 'Out' in globals() else None, get_ipython().execution_count if 'get_ipython' in globals() else None, len(In) if 'In' in globals() else None, get_ipython().history_manager.input_hist_raw[-1] if 'get_ipython' in globals() else None, sorted(k for k in globals() if not k.startswith('_')))";
 
 async function state(kernel: SessionKernel): Promise<unknown> {
   return (await callHelper<{ value: unknown }>(kernel, 'value', { expression: STATE })).structured!.value;
