@@ -67,7 +67,26 @@ def viewable(obj):
     return np is not None and isinstance(obj, np.ndarray) and 1 <= obj.ndim <= 2
 
 
+def _plain_row(name, obj):
+    """The row of a plain number or short string: no user code runs, so no limit is needed."""
+    return {"name": name, "type": type(obj).__name__, "kind": "data", "shape": None,
+            "length": len(obj) if type(obj) is str else None, "dtypes": None,
+            "size_bytes": sys.getsizeof(obj), "size_approximate": False,
+            "preview": one_line(repr(obj), PREVIEW_CHARS), "viewable": False, "error": None}
+
+
+_PLAIN = frozenset((int, float, bool, type(None)))
+
+
 def _row(name, obj, limits):
+    kind = type(obj)
+    if (kind in _PLAIN and (kind is not int or obj.bit_length() < 4096)) or \
+            (kind is str and len(obj) <= PREVIEW_CHARS):
+        return _plain_row(name, obj)
+    return _inspected_row(name, obj, limits)
+
+
+def _inspected_row(name, obj, limits):
     row = {"name": name, "type": type_name(obj), "kind": "other", "shape": None, "length": None,
            "dtypes": None, "size_bytes": None, "size_approximate": False, "preview": "",
            "viewable": False, "error": None}

@@ -165,6 +165,12 @@ class Variables(ToolTestCase):
         self.assertFalse(any(r["error"] for r in payload["structured"]["names"]))
         self.assertFalse(payload["structured"]["truncated"])
 
+    def test_plain_values_take_a_shortcut_to_the_same_row(self):
+        with TimeLimits(5.0) as limits:
+            for value in (0, -7, 2.5, float("nan"), True, None, "", "text", "é" * 120):
+                self.assertEqual(workspace._row("v", value, limits),
+                                 workspace._inspected_row("v", value, limits), repr(value))
+
     def test_big_values_are_previewed_without_being_printed_whole(self):
         ns = {"blob": b"x" * 10_000_000, "big": list(range(1_000_000)),
               "huge_int": 10 ** 5000, "wide": np.arange(10_000_000)[::3]}
