@@ -11,6 +11,8 @@ import { replaceChildren } from './ui.js';
 /** How often a shown tab tells the daemon it is still looking (the daemon forgets after 90 s). */
 const RENEW_MS = 30_000;
 const HIDDEN_KINDS = new Set(['module', 'function', 'class']);
+/** Rows drawn at once; more follow as the table is scrolled. */
+const ROW_BATCH = 200;
 const COLUMNS = [
   { key: 'name', label: 'Name' },
   { key: 'type', label: 'Type' },
@@ -96,9 +98,15 @@ export class VariablesView {
     }
     this.panel.setAttribute('aria-busy', 'true');
     try {
-      const data = await get(sessionPath(name, '/variables'));
+      const have = this.data?.session === name && this.data.takenAt !== null ? `?have=${encodeURIComponent(this.data.takenAt)}` : '';
+      const data = await get(sessionPath(name, `/variables${have}`));
       if (generation !== this.generation) return;
-      this.data = data;
+      // Unchanged: the daemon left the names out; keep ours and take its news (busy, stale).
+      const unchanged = data.unchanged && this.data?.session === name;
+      const sameError = data.error === this.data?.error;
+      this.data = { ...data, names: unchanged ? this.data.names : data.names, session: name };
+      this.error = null;
+      if (unchanged && sameError) return this.renderStatus();
       this.error = null;
     } catch (error) {
       if (generation !== this.generation) return;
@@ -169,8 +177,27 @@ export class VariablesView {
         ),
       ),
     );
-    const table = h('table', { class: 'table variables-table' }, h('caption', { class: 'visually-hidden' }, 'Variables in this session'), h('thead', {}, head), h('tbody', {}, rows.map((v) => this.row(v))));
-    replaceChildren(this.body, ...notes, h('div', { class: 'variables-scroll' }, table));
+    // Rows are drawn a batch at a time as they scroll into view: a namespace of thousands of
+    // names would otherwise cost seconds of layout on every switch to this tab.
+    const tbody = h('tbody', {});
+    const table = h('table', { class: 'table variables-table' }, h('caption', { class: 'visually-hidden' }, 'Variables in this session'), h('thead', {}, head), tbody);
+    const more = h('p', { class: 'variables-more muted' });
+    const scroll = h('div', { class: 'variables-scroll' }, table, more);
+    let shown = 0;
+    const drawMore = () => {
+      const next = rows.slice(shown, shown + ROW_BATCH);
+      tbody.append(...next.map((v) => this.row(v)));
+      shown += next.length;
+      more.hidden = shown >= rows.length;
+      more.textContent = more.hidden ? '' : `${shown.toLocaleString()} of ${plural(rows.length, 'name')} shown; scroll for more`;
+    };
+    drawMore();
+    this.more?.disconnect();
+    this.more = new IntersectionObserver((items) => {
+      if (items.some((i) => i.isIntersecting) && shown < rows.length) drawMore();
+    }, { root: scroll, rootMargin: '0px 0px 600px 0px' });
+    this.more.observe(more);
+    replaceChildren(this.body, ...notes, scroll);
   }
 
   sortBy(key) {

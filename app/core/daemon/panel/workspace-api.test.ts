@@ -122,6 +122,11 @@ describe('panel workspace API', () => {
     assert.deepEqual(frame.shape, [3, 1]);
     assert.equal(first.data.stale, false);
     assert.equal(first.data.asOf, session.kernel.executionCount);
+    // A page that holds this snapshot gets only its news, not the names again.
+    const same = await call('GET', `/api/sessions/w/variables?have=${first.data.takenAt}`);
+    assert.equal(same.data.unchanged, true);
+    assert.deepEqual(same.data.names, []);
+    assert.equal(same.data.asOf, first.data.asOf);
 
     const gate = cellGate();
     const handle = session.submit({ code: `late = 1\n${gate.waitCode}`, client: 'test', outputLimit: 10_000 });

@@ -2,7 +2,8 @@
  * The person's side of a session in the panel: its variables, a data viewer over one of them,
  * cells of their own, and how to attach another Jupyter client to its kernel.
  *
- *   GET  /api/sessions/:name/variables      the latest snapshot of the namespace (never waits on a run)
+ *   GET  /api/sessions/:name/variables?have=  the latest snapshot of the namespace (never waits on a run);
+ *                                           `have` (the takenAt the page holds) leaves the names out when unchanged
  *   POST /api/sessions/:name/data           {expression, offset, limit, sort, filter, columns}  one page of a value
  *   POST /api/sessions/:name/data/summary   {expression, columns}                               per-column summary
  *   POST /api/sessions/:name/run            {code}                                              a cell of the person's own
@@ -93,6 +94,7 @@ type Route = (method: 'GET' | 'POST', pattern: RegExp, handler: (request: Worksp
 
 export interface WorkspaceRequest {
   params: string[];
+  url: URL;
   body: () => Promise<Record<string, unknown>>;
 }
 
@@ -111,7 +113,7 @@ export class PanelWorkspace {
 
   register(route: Route): void {
     const name = '([^/]+)';
-    route('GET', new RegExp(`^/api/sessions/${name}/variables$`), (r) => this.variables(r.params[0]));
+    route('GET', new RegExp(`^/api/sessions/${name}/variables$`), (r) => this.variables(r.params[0], r.url.searchParams.get('have')));
     route('POST', new RegExp(`^/api/sessions/${name}/data$`), async (r) => this.dataPage(r.params[0], await r.body()));
     route('POST', new RegExp(`^/api/sessions/${name}/data/summary$`), async (r) => this.dataSummary(r.params[0], await r.body()));
     route('POST', new RegExp(`^/api/sessions/${name}/run$`), async (r) => this.run(r.params[0], await r.body()));
@@ -127,7 +129,7 @@ export class PanelWorkspace {
 
   // ---- variables ---------------------------------------------------------------------------
 
-  async variables(name: string): Promise<VariablesAnswer> {
+  async variables(name: string, have: string | null = null): Promise<VariablesAnswer & { unchanged?: boolean }> {
     const session = this.live(name);
     const watch = this.watch(name);
     watch.watchedUntil = this.now() + WATCH_MS;
@@ -136,7 +138,11 @@ export class PanelWorkspace {
       if (isFree(session)) await this.refresh(session, watch);
       else if (watch.refreshing) await watch.refreshing;
     }
-    return this.answer(session, watch);
+    const answer = this.answer(session, watch);
+    // A page that holds this very snapshot is told so, without the names again (a few
+    // thousand of them are a megabyte of JSON).
+    if (have !== null && answer.takenAt !== null && have === String(answer.takenAt)) return { ...answer, names: [], unchanged: true };
+    return answer;
   }
 
   private answer(session: Session, watch: Watch): VariablesAnswer {
