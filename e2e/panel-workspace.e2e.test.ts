@@ -142,6 +142,16 @@ describe('the workspace in the panel: variables, data viewer, console, open else
       assert.equal(await row('during').count(), 0);
       assert.equal(gate.isOpen(), false, 'shown while the cell still waits');
       await shoot('variables-busy');
+      // The data viewer cannot read a value while the cell holds the kernel: after a short wait
+      // it says which run, and offers to try again.
+      await row('sales').locator('button.variable-open').click();
+      const problem = page.locator('#dialog-data .data-problem');
+      await problem.waitFor(WAIT);
+      assert.match((await problem.textContent()) ?? '', /The session is busy: run default-\d+ has been running for .*Interrupt it, then try again\./);
+      assert.equal(await problem.locator('button', { hasText: 'Try again' }).count(), 1);
+      assert.equal(gate.isOpen(), false);
+      await page.screenshot({ path: join(ARTIFACTS, 'workspace-data-busy.png') });
+      await page.locator('#dialog-data button', { hasText: 'Close' }).click();
     } finally {
       gate.open();
     }

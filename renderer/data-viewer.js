@@ -65,7 +65,7 @@ class DataViewer {
         this.setFilter('', this.filterColumn);
       }
     });
-    this.columnSelect = h('select', { class: 'data-filter-column', 'aria-label': 'Filter in column', onchange: () => this.setFilter(this.filterText, this.columnSelect.value === '' ? null : this.columnSelect.value) });
+    this.columnSelect = h('select', { class: 'data-filter-column', 'aria-label': 'Filter in column', hidden: true, onchange: () => this.setFilter(this.filterText, this.columnSelect.value === '' ? null : this.columnSelect.value) });
     this.summaryButton = h('button', { class: 'button small', type: 'button', 'aria-pressed': 'false', onclick: () => this.toggleSummary() }, 'Summary');
     this.copyButton = h('button', { class: 'button small', type: 'button', title: 'Copy the rows in view, with the header, as CSV', onclick: () => this.copy() }, 'Copy as CSV');
     this.prevColumns = h('button', { class: 'button small', type: 'button', 'aria-label': 'Previous columns', onclick: () => this.moveColumns(-1) }, '◀');
