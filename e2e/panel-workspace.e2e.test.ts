@@ -288,9 +288,10 @@ describe('the workspace in the panel: variables, data viewer, console, open else
 
     const notebook = await page.request.get(`${new URL(panel.url).origin}/api/sessions/default/notebook`);
     assert.equal(notebook.status(), 200);
-    const cells = (await notebook.json()).cells as { cell_type: string; source: string | string[] }[];
-    const sources = cells.map((c) => (Array.isArray(c.source) ? c.source.join('') : c.source));
-    assert.ok(sources.some((s) => s.includes("print('mine started', flush=True)")), 'the person’s cell is in the notebook');
+    const cells = (await notebook.json()).cells as { cell_type: string; source: string | string[]; metadata?: { python_session?: { client?: string } } }[];
+    const mine = cells.find((c) => (Array.isArray(c.source) ? c.source.join('') : c.source).includes("print('mine started', flush=True)"));
+    assert.ok(mine, 'the person’s cell is in the notebook');
+    assert.equal(mine.metadata?.python_session?.client, 'panel');
     // And the model sees what the person made: the namespace is one.
     await page.fill('.console-input', 'from_the_person = 7');
     await page.press('.console-input', 'Shift+Enter');
