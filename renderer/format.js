@@ -57,3 +57,8 @@ export function lineCount(text) {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) n++;
   return text.endsWith('\n') ? n - 1 : n;
 }
+
+/** Who sent a run, for people: the person's own cells from the panel are "You". */
+export function clientLabel(client) {
+  return client === 'panel' ? 'You' : client;
+}

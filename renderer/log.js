@@ -3,7 +3,7 @@
 // older runs load in pages as you scroll up; long code and outputs are folded.
 import { get, sessionPath } from './api.js';
 import { h, clear } from './dom.js';
-import { duration, plural, when } from './format.js';
+import { clientLabel, duration, plural, when } from './format.js';
 import { highlight } from './highlight.js';
 import { store } from './store.js';
 import { interrupt, timer } from './sessions.js';
@@ -287,7 +287,7 @@ export class LogView {
           'header',
           { class: 'entry-head' },
           h('span', { class: 'entry-count' }, 'In [*]'),
-          h('span', { class: 'entry-client' }, s.running.client ?? 'a client'),
+          h('span', { class: 'entry-client' }, s.running.client ? clientLabel(s.running.client) : 'a client'),
           h('span', { class: 'badge state-busy' }, h('span', { class: 'dot', 'aria-hidden': 'true' }), 'running'),
           timer(s.running.since, 'timer entry-duration'),
           h('button', { class: 'button small', onclick: () => interrupt(this.session), title: 'Stop this run (i)' }, 'Interrupt'),
@@ -389,7 +389,7 @@ export class LogView {
         entry.tool
           ? h('span', { class: 'entry-tool-name', title: 'A tool ran; below is the plain Python that does the same' }, entry.tool)
           : h('span', { class: 'entry-count' }, entry.executionCount !== null ? `In [${entry.executionCount}]` : 'In [ ]'),
-        h('span', { class: 'entry-client', title: 'The client that sent this code' }, entry.client),
+        h('span', { class: 'entry-client', title: 'The client that sent this code' }, clientLabel(entry.client)),
         h('time', { class: 'entry-time', datetime: entry.time, title: new Date(entry.time).toLocaleString() }, when(entry.time)),
         h('span', { class: 'entry-duration', title: 'How long it ran' }, duration(entry.durationMs)),
         status ? h('span', { class: `entry-status status-${entry.status}` }, status) : null,

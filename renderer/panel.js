@@ -12,8 +12,13 @@ import { ServersView } from './servers.js';
 import { initSessions, interrupt, removeSession, updateSession } from './sessions.js';
 import { emit, store } from './store.js';
 import { toast } from './ui.js';
+import { VariablesView } from './variables.js';
+import { dataChanged, openDataViewer } from './data-viewer.js';
+import { ConsoleView } from './console.js';
+import { openAttach } from './attach.js';
 
 const VIEWS = ['sessions', 'interpreters', 'clients', 'servers'];
+const TABS = ['log', 'figures', 'variables'];
 
 const announcer = $('#announcer');
 const gallery = new Gallery({ grid: $('#gallery'), count: $('#figure-count'), dialog: $('#dialog-figure') });
@@ -26,6 +31,8 @@ const log = new LogView({
   announce: (text) => (announcer.textContent = text),
   openFigure: (figure) => gallery.openFromEntry(figure),
 });
+const variables = new VariablesView({ panel: $('#panel-variables'), openData: (session, name, info) => openDataViewer(session, name, info) });
+const consoleView = new ConsoleView({ form: $('#console') });
 const interpreters = new InterpretersView({ summary: $('#interp-summary'), rows: $('#interp-rows'), rescan: $('#rescan'), count: $('#interp-count') });
 const clients = new ClientsView({ list: $('#client-list') });
 const servers = new ServersView({ rows: $('#server-rows'), count: $('#servers-count'), form: $('#server-form'), error: $('#server-form-error'), note: $('#server-form-note') });
@@ -42,6 +49,7 @@ function setView(view, { updateHash = true } = {}) {
     else link.removeAttribute('aria-current');
   }
   if (view === 'sessions' && store.tab === 'log') log.onShown();
+  variables.setShown(view === 'sessions' && store.tab === 'variables');
   if (view === 'interpreters') void interpreters.load();
   if (view === 'clients') void clients.load();
   if (view === 'servers') void servers.load();
@@ -53,19 +61,23 @@ function select(name, { updateHash = true } = {}) {
     store.selected = null;
     emit('selected');
     void log.show(null);
+    variables.setSession(null);
+    consoleView.setSession(null);
     return;
   }
   store.selected = name;
   emit('selected');
   void log.show(name);
   gallery.setSession(name);
+  variables.setSession(name);
+  consoleView.setSession(name);
   if (store.tab === 'figures') void gallery.show();
   if (updateHash) writeHash();
 }
 
 function setTab(tab, { focus = false, updateHash = true } = {}) {
-  store.tab = tab === 'figures' ? 'figures' : 'log';
-  for (const name of ['log', 'figures']) {
+  store.tab = TABS.includes(tab) ? tab : 'log';
+  for (const name of TABS) {
     const selected = name === store.tab;
     const button = $(`#tab-${name}`);
     button.setAttribute('aria-selected', String(selected));
@@ -74,7 +86,8 @@ function setTab(tab, { focus = false, updateHash = true } = {}) {
     if (selected && focus) button.focus();
   }
   if (store.tab === 'figures') void gallery.show();
-  else log.onShown();
+  else if (store.tab === 'log') log.onShown();
+  variables.setShown(store.view === 'sessions' && store.tab === 'variables');
   if (updateHash) writeHash();
 }
 
@@ -140,13 +153,20 @@ connectEvents(
       if (!store.selected) select(session.name);
       else if (isNew && session.name === store.selected) void log.reload(); // it had no log until now
       log.onSession(session.name);
+      variables.onSession(session.name);
+      if (session.name === store.selected) consoleView.update();
+    },
+    variables(event) {
+      variables.onVariables(event);
     },
     'session-removed'({ name }) {
       removeSession(name);
       log.onSession(name);
+      if (name === store.selected) (consoleView.update(), variables.render());
     },
     logged(event) {
       log.onLogged(event);
+      dataChanged(event.session);
       gallery.onLogged(event, store.tab === 'figures' && store.view === 'sessions');
     },
     died({ session, message }) {
@@ -205,12 +225,14 @@ for (const view of VIEWS) {
     setView(view);
   });
 }
-for (const tab of ['log', 'figures']) $(`#tab-${tab}`).addEventListener('click', () => setTab(tab));
-// Arrow keys move between the two tabs, as the tabs pattern expects.
+for (const tab of TABS) $(`#tab-${tab}`).addEventListener('click', () => setTab(tab));
+$('#open-elsewhere').addEventListener('click', () => store.selected && store.sessions.has(store.selected) ? openAttach(store.selected) : toast('Select a running session first.'));
+// Arrow keys move between the tabs, as the tabs pattern expects.
 $('#session-tabs').addEventListener('keydown', (event) => {
-  if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
+  if ((event.key === 'ArrowRight' || event.key === 'ArrowLeft') && event.target.getAttribute('role') === 'tab') {
     event.preventDefault();
-    setTab(store.tab === 'log' ? 'figures' : 'log', { focus: true });
+    const step = event.key === 'ArrowRight' ? 1 : -1;
+    setTab(TABS[(TABS.indexOf(store.tab) + step + TABS.length) % TABS.length], { focus: true });
   }
 });
 
@@ -240,6 +262,8 @@ document.addEventListener('keydown', (event) => {
       return go(() => (setView('sessions'), setTab('log', { focus: true })));
     case 'f':
       return go(() => (setView('sessions'), setTab('figures', { focus: true })));
+    case 'v':
+      return go(() => (setView('sessions'), setTab('variables', { focus: true })));
     case 'g':
       return go(() => (setView('sessions'), setTab('log'), log.scrollToBottom(), log.clearUnseen()));
     case '1':

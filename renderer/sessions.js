@@ -143,7 +143,8 @@ function renderHeader(openNewSession) {
     stateBadge(s.state),
     s.running ? h('span', { class: 'running-for' }, 'for ', timer(s.running.since)) : '',
     // A call came back at its wait_s and the run went on: nobody is waiting for it, but it runs.
-    s.running?.callersWaiting === 0 ? h('span', { class: 'unattended', title: `Run ${s.running.run} goes on after the call that started it came back; a client can pick it up with wait_for_run, or Stop ends it` }, 'no caller waiting') : '',
+    // The person's own cells are watched here, in the log, not by a waiting call.
+    s.running?.callersWaiting === 0 && s.running.client !== 'panel' ? h('span', { class: 'unattended', title: `Run ${s.running.run} goes on after the call that started it came back; a client can pick it up with wait_for_run, or Stop ends it` }, 'no caller waiting') : '',
   );
   const actions = title.querySelector('.actions');
   if (!actions || actions.dataset.key !== key) {

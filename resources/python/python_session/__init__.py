@@ -36,7 +36,14 @@ tool              arguments                                         module
 ``save_figure``   ``path, dpi?, figure?``                           :mod:`.charts`
 ``reset``         —                                                 :mod:`.namespace`
 ``environment``   —                                                 :mod:`.plain_code`
+``variables``     —                                                 :mod:`.workspace`
+``data_page``     ``expression, offset?, limit?, sort?, filter?,     :mod:`.data_view`
+                  columns?``
+``data_summary``  ``expression, columns?``                          :mod:`.data_view`
 ================  ================================================  ===========================
+
+``variables``, ``data_page`` and ``data_summary`` serve the control panel (its Variables view
+and data viewer); they only read, and bound the time the user's code they call may take.
 
 The MCP names ``get_value``, ``describe_object`` and ``reset_namespace`` are accepted as
 aliases. Only the standard library is imported here; pandas, numpy, statsmodels and
@@ -65,6 +72,9 @@ TOOLS = {
     "save_figure": ("charts", "save_figure"),
     "reset": ("namespace", "reset"),
     "environment": ("plain_code", "environment_tool"),
+    "variables": ("workspace", "variables"),
+    "data_page": ("data_view", "data_page"),
+    "data_summary": ("data_view", "data_summary"),
 }
 ALIASES = {"get_value": "value", "describe_object": "describe", "reset_namespace": "reset"}
 

@@ -97,16 +97,27 @@ _REPR.maxlevel = 2
 _REPR.maxlong = 40
 
 
+def bounded_repr(obj, limit=80):
+    """A one-line repr of at most ``limit`` characters; raises what the object's repr raises.
+
+    Containers, strings, numbers and bytes are cut before they are printed (reprlib), so a long
+    one costs no more than a short one.
+    """
+    if isinstance(obj, (list, tuple, set, frozenset, dict, str, int)):
+        text = _REPR.repr(obj)
+    elif isinstance(obj, (bytes, bytearray)):
+        text = repr(obj[:limit]) + ("…" if len(obj) > limit else "")
+    else:
+        text = repr(obj)
+    return one_line(text, limit)
+
+
 def safe_repr(obj, limit=80):
     """A one-line repr of at most ``limit`` characters that never raises."""
     try:
-        if isinstance(obj, (list, tuple, set, frozenset, dict, str, int)):
-            text = _REPR.repr(obj)
-        else:
-            text = repr(obj)
+        return bounded_repr(obj, limit)
     except Exception as exc:  # a user's __repr__ may raise
-        text = "<%s; repr failed: %s>" % (type_name(obj), type(exc).__name__)
-    return one_line(text, limit)
+        return one_line("<%s; repr failed: %s>" % (type_name(obj), type(exc).__name__), limit)
 
 
 def table(headers, rows, align=None, max_width=40):

@@ -15,8 +15,6 @@
 looks: get_value evaluates any expression.
 """
 
-import ast
-import builtins
 import inspect
 import sys
 import types
@@ -24,65 +22,16 @@ import types
 from .errors import ToolError
 from .formatting import (frame_text, human_bytes, one_line, safe_repr, shape_text, table,
                          truncate, type_name)
-from .namespace import _MISSING, _evaluate, memory_size, not_found
+from .namespace import memory_size, resolve_reference
 from .transport import clean_float, dumps, to_json
 
 HEAD_ROWS = 5
 DOC_LIMIT = 3000
 
 
-def _resolve(ns, name):
-    if not isinstance(name, str) or not name.strip():
-        raise ToolError("name must be a non-empty string (a variable name or an expression).")
-    name = name.strip()
-    if name.isidentifier():
-        value = ns.get(name, _MISSING)
-        if value is _MISSING:
-            value = getattr(builtins, name, _MISSING)
-        if value is _MISSING:
-            raise not_found(ns, name)
-        return value
-    if not _is_reference(name):
-        raise ToolError("describe_object takes a variable name or a path such as df.columns or "
-                        "df[\"price\"], not an expression with calls or operators; run it with "
-                        "run_python, or bind it to a name first.")
-    return _evaluate(ns, name)
-
-
-def _is_reference(source):
-    """True for a name followed by attributes and constant subscripts: nothing that calls code."""
-    try:
-        node = ast.parse(source, mode="eval").body
-    except SyntaxError:
-        return True  # _evaluate explains the syntax error
-
-    def constant(n):
-        if isinstance(n, ast.Constant):
-            return True
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
-            return constant(n.operand)
-        if isinstance(n, ast.Tuple):
-            return all(constant(e) for e in n.elts)
-        if isinstance(n, ast.Slice):
-            return all(p is None or constant(p) for p in (n.lower, n.upper, n.step))
-        if type(n).__name__ == "Index":  # Python 3.8 wraps subscripts
-            return constant(n.value)
-        return False
-
-    while True:
-        if isinstance(node, ast.Name):
-            return True
-        if isinstance(node, ast.Attribute):
-            node = node.value
-        elif isinstance(node, ast.Subscript) and constant(node.slice):
-            node = node.value
-        else:
-            return False
-
-
 def describe(ns, name):
     """Describe the object called ``name`` (or the value of the expression ``name``)."""
-    obj = _resolve(ns, name)
+    obj = resolve_reference(ns, name, "describe_object")
     pd = sys.modules.get("pandas")
     np = sys.modules.get("numpy")
     if pd is not None and isinstance(obj, pd.DataFrame):

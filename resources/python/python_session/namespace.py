@@ -8,16 +8,19 @@ theirs: not ``_``-prefixed, not IPython's own (``get_ipython().user_ns_hidden``,
 identity as ``%who`` does), not ``In``/``Out``/``exit``/``quit``/``get_ipython``.
 """
 
+import ast
 import builtins
 import keyword
 import sys
 
 from .errors import ToolError, describe_exception
-from .formatting import (human_bytes, one_line, safe_repr, shape_text, table, type_name,
-                         truncate)
+from .formatting import (bounded_repr, human_bytes, one_line, safe_repr, shape_text, table,
+                         type_name, truncate)
 from .transport import dumps, to_json
 
 ALWAYS_HIDDEN = frozenset(("In", "Out", "exit", "quit", "get_ipython"))
+_SCALARS = frozenset((int, float, bool, complex, type(None)))
+_SIZED = frozenset((str, bytes, bytearray, list, tuple, dict, set, frozenset, range))
 _MISSING = object()
 
 
@@ -108,6 +111,58 @@ def dataframe(ns, name, purpose):
                     kind="bad_argument")
 
 
+def resolve_reference(ns, name, tool):
+    """The value ``name`` names: a variable, or a path of attributes and constant subscripts
+    (``df["price"]``, ``model.params``, ``frames[0]``). Calls and operators are refused, so that a
+    tool which only looks never runs arbitrary code; ``tool`` names the tool in that message."""
+    if not isinstance(name, str) or not name.strip():
+        raise ToolError("name must be a non-empty string (a variable name or an expression).")
+    name = name.strip()
+    if name.isidentifier():
+        value = ns.get(name, _MISSING)
+        if value is _MISSING:
+            value = getattr(builtins, name, _MISSING)
+        if value is _MISSING:
+            raise not_found(ns, name)
+        return value
+    if not is_reference(name):
+        raise ToolError("%s takes a variable name or a path such as df.columns or "
+                        "df[\"price\"], not an expression with calls or operators; run it with "
+                        "run_python, or bind it to a name first." % tool)
+    return _evaluate(ns, name)
+
+
+def is_reference(source):
+    """True for a name followed by attributes and constant subscripts: nothing that calls code."""
+    try:
+        node = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        return True  # _evaluate explains the syntax error
+
+    def constant(n):
+        if isinstance(n, ast.Constant):
+            return True
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return constant(n.operand)
+        if isinstance(n, ast.Tuple):
+            return all(constant(e) for e in n.elts)
+        if isinstance(n, ast.Slice):
+            return all(p is None or constant(p) for p in (n.lower, n.upper, n.step))
+        if type(n).__name__ == "Index":  # Python 3.8 wraps subscripts
+            return constant(n.value)
+        return False
+
+    while True:
+        if isinstance(node, ast.Name):
+            return True
+        if isinstance(node, ast.Attribute):
+            node = node.value
+        elif isinstance(node, ast.Subscript) and constant(node.slice):
+            node = node.value
+        else:
+            return False
+
+
 # ---------------------------------------------------------------------------------------------
 # value
 
@@ -179,13 +234,19 @@ def _shape(obj):
     return None
 
 
-def memory_size(obj):
-    """``(bytes, approximate)``: pandas and numpy exactly, containers by bounded sampling."""
+def memory_size(obj, deep_rows=1_000_000):
+    """``(bytes, approximate)``: pandas and numpy exactly, containers by bounded sampling.
+
+    A pandas object's strings are measured one by one (``deep``) up to ``deep_rows`` rows;
+    longer ones count their pointers only, and the size says it is approximate.
+    """
+    if type(obj) in _SCALARS:
+        return sys.getsizeof(obj), False
     pd = sys.modules.get("pandas")
     np = sys.modules.get("numpy")
     try:
         if pd is not None and isinstance(obj, (pd.DataFrame, pd.Series, pd.Index)):
-            deep = len(obj) <= 1_000_000
+            deep = len(obj) <= deep_rows
             usage = obj.memory_usage(deep=deep)
             total = int(usage.sum()) if hasattr(usage, "sum") else int(usage)
             return total, not deep
@@ -223,29 +284,42 @@ def memory_size(obj):
 
 def preview(obj, limit=60):
     """A one-line glimpse: columns of a frame, head of a series, the repr of a scalar."""
+    try:
+        return strict_preview(obj, limit)
+    except Exception:
+        return safe_repr(obj, limit)
+
+
+def strict_preview(obj, limit=60):
+    """:func:`preview`, but what the object's own code raises (its repr, say) is raised."""
+    import types
+    kind = type(obj)
+    if kind in _SCALARS and (kind is not int or obj.bit_length() < 4096):
+        return one_line(repr(obj), limit)
+    if kind is str and len(obj) <= limit:
+        return one_line(repr(obj), limit)
     pd = sys.modules.get("pandas")
     np = sys.modules.get("numpy")
-    try:
-        if pd is not None and isinstance(obj, pd.DataFrame):
-            cols = [str(c) for c in obj.columns[:12]]
-            more = ", …" if obj.shape[1] > 12 else ""
-            return one_line("columns: " + ", ".join(cols) + more, limit)
-        if pd is not None and isinstance(obj, (pd.Series, pd.Index)):
-            head = [safe_repr(v, 20) for v in obj[:6].tolist()]
-            return one_line("[" + ", ".join(head) + (", …" if len(obj) > 6 else "") + "]", limit)
-        if np is not None and isinstance(obj, np.ndarray):
-            flat = obj.ravel()[:6]
-            items = ", ".join(safe_repr(v, 20) for v in flat.tolist())
-            return one_line("[" + items + (", …" if obj.size > 6 else "") + "]", limit)
-        if callable(obj) and hasattr(obj, "__name__"):
-            import inspect
-            try:
-                return one_line("%s%s" % (obj.__name__, inspect.signature(obj)), limit)
-            except (TypeError, ValueError):
-                return obj.__name__
-    except Exception:
-        pass
-    return safe_repr(obj, limit)
+    if pd is not None and isinstance(obj, pd.DataFrame):
+        cols = [str(c) for c in obj.columns[:12]]
+        more = ", …" if obj.shape[1] > 12 else ""
+        return one_line("columns: " + ", ".join(cols) + more, limit)
+    if pd is not None and isinstance(obj, (pd.Series, pd.Index)):
+        head = obj.iloc[:6] if isinstance(obj, pd.Series) else obj[:6]
+        items = [safe_repr(v, 20) for v in head.tolist()]
+        return one_line("[" + ", ".join(items) + (", …" if len(obj) > 6 else "") + "]", limit)
+    if np is not None and isinstance(obj, np.ndarray):
+        items = ", ".join(safe_repr(v, 20) for v in obj.flat[:6].tolist())  # no copy of the array
+        return one_line("[" + items + (", …" if obj.size > 6 else "") + "]", limit)
+    if isinstance(obj, types.ModuleType):
+        return one_line("module %s" % obj.__name__, limit)
+    if callable(obj) and hasattr(obj, "__name__"):
+        import inspect
+        try:
+            return one_line("%s%s" % (obj.__name__, inspect.signature(obj)), limit)
+        except (TypeError, ValueError):
+            return one_line(str(obj.__name__), limit)
+    return bounded_repr(obj, limit)
 
 
 def _dtypes_summary(frame):
@@ -256,26 +330,54 @@ def _dtypes_summary(frame):
     return ", ".join("%d %s" % (n, k) for k, n in sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
-def entry(name, obj):
-    """One row of list_names."""
+def facts(obj, preview_limit=60, strict=False, deep_rows=1_000_000):
+    """What list_names and the panel's Variables view show of one value.
+
+    ``{"shape": [..] | None, "length": n | None, "dtypes": str | None, "size": bytes | None,
+    "size_approximate": bool, "preview": str}``: ``shape`` for objects that have one (frames,
+    arrays), ``length`` for other sized containers. With ``strict``, an exception from the
+    object's own code (its repr, its ``shape``) is raised instead of being shown in the preview.
+    """
     import types
     pd = sys.modules.get("pandas")
-    size, approx = memory_size(obj)
-    shape = _shape(obj)
+    size, approx = memory_size(obj, deep_rows)
+    dtypes = None
+    if type(obj) in _SCALARS:  # the common case, without looking for attributes it lacks
+        shape, has_shape = None, False
+    elif type(obj) in _SIZED:
+        shape, has_shape = (len(obj),), False
+    else:
+        shape = _shape(obj)
+        has_shape = shape is not None and getattr(obj, "shape", None) is not None
+        if pd is not None and isinstance(obj, pd.DataFrame):
+            dtypes = _dtypes_summary(obj)
+        elif not isinstance(obj, (types.ModuleType, type)) and \
+                getattr(obj, "dtype", None) is not None:
+            dtypes = str(obj.dtype)
+    return {
+        "shape": list(shape) if has_shape else None,
+        "length": shape[0] if shape and not has_shape else None,
+        "dtypes": dtypes,
+        "size": size,
+        "size_approximate": approx,
+        "preview": (strict_preview if strict else preview)(obj, preview_limit),
+    }
+
+
+def entry(name, obj):
+    """One row of list_names."""
+    found = facts(obj)
     row = {
         "name": name,
         "type": type_name(obj),
-        "shape": list(shape) if shape and getattr(obj, "shape", None) is not None else None,
-        "len": shape[0] if shape and getattr(obj, "shape", None) is None else None,
-        "memory_bytes": size,
-        "memory_approximate": approx,
-        "preview": preview(obj),
+        "shape": found["shape"],
+        "len": found["length"],
+        "memory_bytes": found["size"],
+        "memory_approximate": found["size_approximate"],
+        "preview": found["preview"],
     }
-    if pd is not None and isinstance(obj, pd.DataFrame):
-        row["dtypes"] = _dtypes_summary(obj)
-    elif not isinstance(obj, (types.ModuleType, type)) and \
-            getattr(obj, "dtype", None) is not None:
-        row["dtypes"] = str(obj.dtype)
+    if found["dtypes"] is not None:
+        row["dtypes"] = found["dtypes"]
     return row
 
 

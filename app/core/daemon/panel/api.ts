@@ -29,6 +29,7 @@
  *   GET  /api/servers/:name/check             does it answer, and with which kernelspecs
  *   GET  /api/servers/:name/kernelspecs       {defaultKernel, kernelspecs: [{name, displayName, language, python}]}
  *   POST /api/servers/:name/remove
+ *   GET  /api/sessions/:name/variables | attach, POST …/data | data/summary | run: see workspace-api.ts
  *   GET  /api/clients                         registration with each MCP client
  *   POST /api/clients/:id/register | unregister
  */
@@ -62,6 +63,7 @@ import type { PanelModel } from './model.js';
 import { PanelServers, ServerRequestRefused } from './servers.js';
 import { InstallRefused, PanelInstalls } from './install.js';
 import { stateFileNotices } from '../../state-file.js';
+import { PanelWorkspace, WorkspaceRequestError } from './workspace-api.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -108,6 +110,7 @@ export class PanelApi {
   private readonly registration: Partial<PlatformContext>;
   private readonly servers: PanelServers;
   private readonly installs: PanelInstalls;
+  private readonly workspace: PanelWorkspace;
 
   constructor(options: PanelApiOptions) {
     this.services = options.services;
@@ -140,6 +143,8 @@ export class PanelApi {
     this.route('GET', new RegExp(`^/api/servers/${name}/check$`), (r) => this.servers.checkByName(r.params[0]));
     this.route('GET', new RegExp(`^/api/servers/${name}/kernelspecs$`), (r) => this.servers.kernelspecs(r.params[0]));
     this.route('POST', new RegExp(`^/api/servers/${name}/remove$`), (r) => this.removeServer(r.params[0]));
+    this.workspace = new PanelWorkspace(this.services, this.model);
+    this.workspace.register((method, pattern, handler) => this.route(method, pattern, handler));
     this.route('GET', /^\/api\/clients$/, () => this.clients());
     this.route('POST', /^\/api\/clients\/([^/]+)\/(register|unregister)$/, (r) => this.register(r.params[0], r.params[1] === 'register'));
   }
@@ -252,6 +257,7 @@ export class PanelApi {
       case 'reset': {
         if (session.state === 'busy') throw new ApiError(409, 'The session is running code; interrupt it first.');
         const result = await callHelper(session.kernel, 'reset', {}, { timeoutMs: 30_000 });
+        this.workspace.invalidate(name);
         return { message: result.text };
       }
     }
@@ -418,6 +424,7 @@ function describeFailure(error: unknown): [number, string] {
   if (error instanceof FileRefused) return [error.status, error.message];
   if (error instanceof ServerRequestRefused) return [error.status, error.message];
   if (error instanceof InstallRefused) return [error.status, error.message];
+  if (error instanceof WorkspaceRequestError) return [error.status, error.message];
   if (error instanceof ServerRegistryError) return [400, error.message];
   // A kernelspec the server lacks or that is not Python is the request's fault; the rest
   // (unreachable, timed out, token refused, a server error) is the remote server's.

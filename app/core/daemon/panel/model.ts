@@ -55,6 +55,7 @@ export type PanelEvent =
   | { type: 'died'; session: string; message: string }
   | { type: 'restarted'; session: string; cause: string }
   | { type: 'stats'; memory: Record<string, number | null> }
+  | { type: 'variables'; session: string; asOf: number | null; error: string | null }
   | { type: 'interpreters' }
   | { type: 'servers' }
   | { type: 'clients' };
