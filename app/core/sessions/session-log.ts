@@ -75,11 +75,15 @@ export class SessionLog {
   /** Bytes in the log: where a torn write is cut back to. */
   private size = 0;
   private closed = false;
+  /** The last entry the log held when it was opened: an earlier kernel's, when the session folder was used before. */
+  readonly lastAtOpen: LogEntry | undefined;
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.path = join(dir, 'log.jsonl');
-    this.nextId = this.read().reduce((max, entry) => Math.max(max, entry.id), 0) + 1;
+    const entries = this.read();
+    this.nextId = entries.reduce((max, entry) => Math.max(max, entry.id), 0) + 1;
+    this.lastAtOpen = entries.at(-1);
   }
 
   append(entry: Omit<LogEntry, 'id'>): LogEntry {

@@ -161,7 +161,8 @@ export class SessionManager extends EventEmitter {
     if (!SESSION_NAME.test(name)) throw new SessionError(`"${name}" is not a valid session name: use letters, digits, '.', '_' or '-' (at most 64).`);
     const existing = this.sessions.get(name) ?? (await this.starting.get(name)?.catch(() => undefined));
     if (existing) {
-      const where = existing.kernel.location === 'local' ? (existing.kernel.owned ? `pid ${existing.kernel.pid}` : 'attached') : `on ${existing.kernel.location}`;
+      const facts = existing.facts();
+      const where = facts.location === 'local' ? (facts.owned ? `pid ${facts.pid}` : 'attached') : `on ${facts.location}`;
       throw new SessionError(`Session "${name}" already has a kernel (${where}, ${existing.interpreter?.path ?? 'unknown interpreter'}).`, { kind: 'restart-or-rename', session: name });
     }
     const starting = this.launch(name, request);
@@ -324,8 +325,7 @@ export class SessionManager extends EventEmitter {
   async close(name: string): Promise<Session> {
     const session = this.get(name);
     this.sessions.delete(name);
-    await session.kernel.shutdown();
-    session.log.close();
+    await session.shutdown();
     const interpreter = session.interpreter?.path;
     if (interpreter && !this.list().some((s) => s.interpreter?.path === interpreter)) this.pool.drop(interpreter);
     this.emit('removed', session);
