@@ -269,6 +269,11 @@ export class RunRegistry {
     return this.runs.findLast((r) => r.state !== 'done');
   }
 
+  /** A run the kernel started that has no outcome yet (its entry is being written). */
+  startedUnsettled(): RunHandle<unknown> | undefined {
+    return this.runs.find((r) => r.startedAt !== undefined && r.outcome === undefined && r.failure === undefined);
+  }
+
   /** Runs waiting for the kernel. */
   queued(): number {
     return this.runs.filter((r) => r.state === 'queued').length;

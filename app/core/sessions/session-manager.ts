@@ -19,7 +19,7 @@ import { chooseEngine, EngineChoiceError, ipykernelRequired, type EngineChoice }
 import { RemoteKernel, type RemoteKernelOptions } from '../remote/remote-kernel.js';
 import { ServerRegistry, parseRemoteKernelRef } from '../remote/server-registry.js';
 import type { Settings } from '../settings/settings.js';
-import { Session, type SessionStarter } from './session.js';
+import { Session, type SessionInterpreter, type SessionStarter } from './session.js';
 import { WarmPool } from './warm-pool.js';
 import { NoSuchSessionError, SessionError } from './session-errors.js';
 
@@ -309,6 +309,18 @@ export class SessionManager extends EventEmitter {
     const kernel = await Kernel.connect(path, { ...(this.options.logger ? { logger: this.options.logger } : {}), ...this.options.kernelOptions });
     const dir = join(this.options.stateDir, 'sessions', name);
     const session = new Session(name, dir, kernel, { path: String(kernel.kernelInfo?.language_info?.version ? `python ${kernel.kernelInfo.language_info.version} (attached)` : 'attached kernel'), reason: `attached by connection file ${path}` }, undefined);
+    this.add(session);
+    return session;
+  }
+
+  /**
+   * A session over a kernel the caller built and started (an embedding with its own kind of
+   * kernel; the tests' scripted one), in the state folder like any other.
+   */
+  adopt(name: string, kernel: SessionKernel, interpreter?: SessionInterpreter, cwd?: string): Session {
+    if (!SESSION_NAME.test(name)) throw new SessionError(`"${name}" is not a valid session name.`);
+    if (this.sessions.has(name) || this.starting.has(name)) throw new SessionError(`Session "${name}" already has a kernel.`, { kind: 'restart-or-rename', session: name });
+    const session = new Session(name, join(this.options.stateDir, 'sessions', name), kernel, interpreter, cwd);
     this.add(session);
     return session;
   }

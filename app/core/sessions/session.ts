@@ -154,10 +154,14 @@ export class Session extends EventEmitter {
   private readonly deathsTold = new Map<string, number>();
   /** The clear an action of ours is about to cause (a restart asked for, an interrupt that may escalate). */
   private clearing: NamespaceClear | null = null;
-  /** A death the kernel is being replaced after, and whether a died run already logged it (that entry is the clear). */
-  private deathPending: { error: KernelDiedError; logged: boolean } | null = null;
+  /** The death the kernel is being replaced after, if any. */
+  private deathPending: KernelDiedError | null = null;
+  /** Deaths a died run's entry logged: that entry is the record's clear for it. */
+  private readonly loggedDeaths = new WeakSet<KernelDiedError>();
   /** Where the clear's log warning goes, for the action that caused it. */
   private clearWarnings: string[] | null = null;
+  /** A clear waiting for the run the restart ended to be logged first. */
+  private clearLogged: Promise<void> = Promise.resolve();
 
   constructor(
     readonly name: string,
@@ -180,7 +184,7 @@ export class Session extends EventEmitter {
     kernel.on('died', (error: KernelDiedError) => {
       this.deaths++;
       this.lastDeath = error;
-      this.deathPending = { error, logged: false };
+      this.deathPending = error;
       this.emit('died', error);
     });
     kernel.on('restarted', (info) => this.onRestarted(info));
@@ -316,7 +320,7 @@ export class Session extends EventEmitter {
         warnings,
       );
       // A died run is itself the record's clear for the death that took it.
-      if (this.deathPending?.error === error) this.deathPending.logged = true;
+      this.loggedDeaths.add(error);
       handle.settle({ kind: 'died', error, entry, diedBefore, warnings });
     } finally {
       // Told of every death up to now, including one this run itself reports.
@@ -396,7 +400,9 @@ export class Session extends EventEmitter {
     this.clearing = clear;
     this.clearWarnings = warnings;
     try {
-      return await act();
+      const result = await act();
+      await this.clearLogged;
+      return result;
     } finally {
       this.clearing = previous;
       this.clearWarnings = null;
@@ -407,8 +413,16 @@ export class Session extends EventEmitter {
   private onRestarted(info: RestartedInfo): void {
     const death = this.deathPending;
     this.deathPending = null;
-    const clear: NamespaceClear | null = this.clearing ?? (death ? (death.logged ? null : { kind: 'replaced', cause: death.error.message }) : { kind: 'interrupt-escalated', client: 'python-session', cause: info.cause });
-    if (clear) this.recordClear(clear, this.clearWarnings ?? []);
+    const asked = this.clearing;
+    const warnings = this.clearWarnings ?? [];
+    const log = () => {
+      const clear: NamespaceClear | null = asked ?? (death ? (this.loggedDeaths.has(death) ? null : { kind: 'replaced', cause: death.message }) : { kind: 'interrupt-escalated', client: 'python-session', cause: info.cause });
+      if (clear) this.recordClear(clear, warnings);
+    };
+    // The run the restart (or death) ended is logged first, so the record has the clear after it.
+    const ending = this.runs.startedUnsettled();
+    if (ending) this.clearLogged = ending.done.then(log, log);
+    else log();
     this.emit('restarted', info);
   }
 
