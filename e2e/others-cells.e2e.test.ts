@@ -116,7 +116,7 @@ describe('the person’s cells and another client’s, over the services', () =>
     assert.match(value.structuredContent?.notes?.[0] ?? '', /^Since your last call, the person ran 1 cell \(In \[\d+\]\); new or changed: p\.$/);
 
     const logged = new Promise<LogEntry>((resolve) => session.on('logged', (entry: LogEntry) => entry.client === ANOTHER_CLIENT && resolve(entry)));
-    const printed = await runInAttachedClient(session.kernel.connectionFile!, 'q = p * 3\nprint(q)\nq');
+    const printed = await runInAttachedClient(session.facts().attachAs!, 'q = p * 3\nprint(q)\nq');
     assert.match(printed, /^30\n30\n/);
     const entry = await logged;
     assert.deepEqual(entry.outputs.map((o) => [o.type, o.text]), [['stream', '30\n'], ['result', '30']]);
@@ -211,7 +211,7 @@ describe('the panel shows another client’s cell', () => {
       }
     })();
     await waitFor('the snapshot', () => events.length > 0);
-    await runInAttachedClient(session.kernel.connectionFile!, "print('from the IDE')");
+    await runInAttachedClient(session.facts().attachAs!, "print('from the IDE')");
     const logged = await waitFor('the logged entry on the event stream', () => events.find((e) => e.event === 'logged'));
     abort.abort();
     await reading;

@@ -147,7 +147,7 @@ describe('the workspace in the panel: variables, data viewer, console, open else
       await row('sales').locator('button.variable-open').click();
       const problem = page.locator('#dialog-data .data-problem');
       await problem.waitFor(WAIT);
-      assert.match((await problem.textContent()) ?? '', /The session is busy: run default-\d+ has been running for .*Interrupt it, then try again\./);
+      assert.match((await problem.textContent()) ?? '', /The session is running code \(run default-\d+, for .*\); interrupt it first, or try again when it ends\./);
       assert.equal(await problem.locator('button', { hasText: 'Try again' }).count(), 1);
       assert.equal(gate.isOpen(), false);
       await page.screenshot({ path: join(ARTIFACTS, 'workspace-data-busy.png') });

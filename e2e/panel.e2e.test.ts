@@ -155,7 +155,7 @@ describe('the control panel in Chromium', { skip: existsSync(CHROMIUM) ? false :
     const running = run('while True: pass');
     // Should an assertion fail, the loop must still be stopped, or it outlives the test.
     const stop = async () => {
-      if (services.sessions.find('default')?.state === 'busy') await services.sessions.get('default').kernel.interrupt();
+      if (services.sessions.find('default')?.state === 'busy') await services.sessions.get('default').interrupt('e2e');
       await running.catch(() => undefined);
     };
     try {

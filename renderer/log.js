@@ -234,7 +234,8 @@ export class LogView {
     const ended = entry.tool ? null : running;
     const matches = !this.query || this.matches(entry);
     const status = STATUS_LABEL[entry.status];
-    if (entry.tool) this.announce(`${entry.tool} from ${entry.client} ran; its code is in the log.`);
+    if (entry.clears) this.announce(`${entry.tool} from ${entry.client}: the namespace was emptied.`);
+    else if (entry.tool) this.announce(`${entry.tool} from ${entry.client} ran; its code is in the log.`);
     else this.announce(`Run ${entry.executionCount ?? ''} from ${entry.client} finished${status ? `: ${status}` : ''}${entry.error ? `, ${entry.error.ename}` : ''}.`);
     if (!matches || this.entries.has(entry.id)) {
       ended?.remove();
@@ -377,7 +378,9 @@ export class LogView {
     this.entries.set(entry.id, entry);
     const status = STATUS_LABEL[entry.status];
     // A tool entry's code is the plain pandas/statsmodels/matplotlib equivalent of what the tool did.
-    const label = entry.tool
+    const label = entry.clears
+      ? `${entry.tool} from ${entry.client}: the namespace was emptied here`
+      : entry.tool
       ? `${entry.tool} from ${entry.client}, as the code that does the same, ${duration(entry.durationMs)}`
       : `Run ${entry.executionCount ?? ''} from ${entry.client}, ${status ?? 'ok'}, ${duration(entry.durationMs)}`;
     return h(
@@ -387,7 +390,7 @@ export class LogView {
         'header',
         { class: 'entry-head' },
         entry.tool
-          ? h('span', { class: 'entry-tool-name', title: 'A tool ran; below is the plain Python that does the same' }, entry.tool)
+          ? h('span', { class: 'entry-tool-name', title: entry.clears ? 'Every variable and import was gone from here on; an exported notebook clears them at this point' : 'A tool ran; below is the plain Python that does the same' }, entry.tool)
           : h('span', { class: 'entry-count' }, entry.executionCount !== null ? `In [${entry.executionCount}]` : 'In [ ]'),
         h('span', { class: 'entry-client', title: 'The client that sent this code' }, clientLabel(entry.client)),
         h('time', { class: 'entry-time', datetime: entry.time, title: new Date(entry.time).toLocaleString() }, when(entry.time)),

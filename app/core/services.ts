@@ -34,7 +34,7 @@ export async function createServices(options: { stateDir: string; env?: NodeJS.P
       return {
         version: packageVersion(),
         started: new Date(startedAt).toISOString(),
-        sessions: sessions.list().map((s) => ({ name: s.name, state: s.state, pid: s.kernel.pid ?? null, interpreter: s.interpreter?.path ?? null })),
+        sessions: sessions.list().map((s) => ({ name: s.name, state: s.state, pid: s.facts().pid ?? null, interpreter: s.interpreter?.path ?? null })),
       };
     },
   };

@@ -36,7 +36,7 @@ describe('a daemon with real services', () => {
 
   test("writes a kernel's death to daemon.log", async () => {
     const session = await daemon.services.sessions.start('logged', { interpreter: TEST_PYTHON, cwd: home });
-    const pid = session.kernel.pid;
+    const pid = session.facts().pid;
     assert.ok(pid, 'the kernel has a pid');
     const logText = () => readFileSync(daemon.files.log, 'utf8');
     assert.doesNotMatch(logText(), /died/);

@@ -7,12 +7,9 @@
  * clients hand their model only that JSON.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ANOTHER_CLIENT } from '../sessions/foreign-cells.js';
+import { ANOTHER_CLIENT, PANEL_CLIENT } from '../sessions/parties.js';
 import type { CellNote, OthersNews, OthersNewsTracker } from '../sessions/others-news.js';
 import { DEFAULT_SESSION, type SessionManager } from '../sessions/session-manager.js';
-
-/** The client name the control panel's console logs the person's cells under. */
-export const PANEL_CLIENT = 'panel';
 
 /** Cell numbers and names listed before the rest are counted. */
 const LISTED_CELLS = 6;

@@ -102,13 +102,13 @@ export class OthersNewsTracker {
   /** At the end of a call that touched `session`: the names as this client now knows them. */
   settle(session: Session): void {
     const mark = this.marks.get(session);
-    if (mark) mark.names = session.kernel.nameFingerprints;
-    else this.marks.set(session, { seenId: cellFeed(session).latestId, names: session.kernel.nameFingerprints });
+    if (mark) mark.names = session.nameFingerprints;
+    else this.marks.set(session, { seenId: cellFeed(session).latestId, names: session.nameFingerprints });
   }
 
   private async currentNames(session: Session): Promise<NameFingerprints | undefined> {
-    if (!session.kernel.namesStale) return session.kernel.nameFingerprints;
-    const refresh = session.kernel.refreshNames();
+    if (!session.namesStale) return session.nameFingerprints;
+    const refresh = session.refreshNames();
     refresh.catch(() => undefined); // one that fails after we stopped waiting is nobody's to report
     try {
       const names = await upTo(refresh, this.refreshWaitMs);

@@ -5,7 +5,6 @@
  * environment the latest tool entry recorded is used.
  */
 import { packageVersion } from '../package-root.js';
-import { callHelper } from '../kernel/helper-bridge.js';
 import type { Session } from './session.js';
 import type { LogEntry, SessionEnvironment } from './session-log.js';
 import { loggedEnvironment, type RecordMeta } from './record-plan.js';
@@ -20,8 +19,8 @@ export async function liveRecordMeta(session: Session, entries: LogEntry[] = ses
   let environment: SessionEnvironment | undefined;
   if (session.state === 'idle') {
     try {
-      const answer = await callHelper<SessionEnvironment>(session.kernel, 'environment', {}, { timeoutMs: ASK_TIMEOUT_MS });
-      environment = answer.structured ?? undefined;
+      const answer = await session.helper<SessionEnvironment>('environment', {}, { client: 'export', waitS: 0, timeoutMs: ASK_TIMEOUT_MS });
+      if (answer.kind === 'answered') environment = answer.answer.structured ?? undefined;
     } catch {
       /* a kernel that cannot answer: what the log recorded will do */
     }
@@ -30,7 +29,7 @@ export async function liveRecordMeta(session: Session, entries: LogEntry[] = ses
     session: session.name,
     environment: environment ?? loggedEnvironment(entries),
     interpreter: session.interpreter?.path,
-    languageInfo: session.kernel.kernelInfo?.language_info as Record<string, unknown> | undefined,
+    languageInfo: session.facts().kernelInfo?.language_info as Record<string, unknown> | undefined,
     exportedBy: exportedBy(),
   };
 }

@@ -77,6 +77,8 @@ export class SessionLog {
   /** Bytes in the log: where a torn write is cut back to. */
   private size = 0;
   private closed = false;
+  /** The last entry the log held when it was opened: an earlier kernel's, when the session folder was used before. */
+  readonly lastAtOpen: LogEntry | undefined;
 
   /** `readOnly`: only to read it (an export); the daemon's session opens it to append and repair. */
   constructor(
@@ -85,7 +87,9 @@ export class SessionLog {
   ) {
     if (!options.readOnly) mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.path = join(dir, 'log.jsonl');
-    this.nextId = (options.readOnly ? this.read() : this.recover()).reduce((max, entry) => Math.max(max, entry.id), 0) + 1;
+    const entries = options.readOnly ? this.read() : this.recover();
+    this.nextId = entries.reduce((max, entry) => Math.max(max, entry.id), 0) + 1;
+    this.lastAtOpen = entries.at(-1);
   }
 
   /**

@@ -19,8 +19,7 @@ import { chooseEngine, EngineChoiceError, ipykernelRequired, type EngineChoice }
 import { RemoteKernel, type RemoteKernelOptions } from '../remote/remote-kernel.js';
 import { ServerRegistry, parseRemoteKernelRef } from '../remote/server-registry.js';
 import type { Settings } from '../settings/settings.js';
-import { Session, type SessionStarter } from './session.js';
-import { recordForeignCells } from './foreign-cells.js';
+import { Session, type SessionInterpreter, type SessionStarter } from './session.js';
 import { WarmPool } from './warm-pool.js';
 import { NoSuchSessionError, SessionError } from './session-errors.js';
 
@@ -162,7 +161,8 @@ export class SessionManager extends EventEmitter {
     if (!SESSION_NAME.test(name)) throw new SessionError(`"${name}" is not a valid session name: use letters, digits, '.', '_' or '-' (at most 64).`);
     const existing = this.sessions.get(name) ?? (await this.starting.get(name)?.catch(() => undefined));
     if (existing) {
-      const where = existing.kernel.location === 'local' ? (existing.kernel.owned ? `pid ${existing.kernel.pid}` : 'attached') : `on ${existing.kernel.location}`;
+      const facts = existing.facts();
+      const where = facts.location === 'local' ? (facts.owned ? `pid ${facts.pid}` : 'attached') : `on ${facts.location}`;
       throw new SessionError(`Session "${name}" already has a kernel (${where}, ${existing.interpreter?.path ?? 'unknown interpreter'}).`, { kind: 'restart-or-rename', session: name });
     }
     const starting = this.launch(name, request);
@@ -313,9 +313,21 @@ export class SessionManager extends EventEmitter {
     return session;
   }
 
+  /**
+   * A session over a kernel the caller built and started (an embedding with its own kind of
+   * kernel; the tests' scripted one), in the state folder like any other.
+   */
+  adopt(name: string, kernel: SessionKernel, interpreter?: SessionInterpreter, cwd?: string): Session {
+    if (!SESSION_NAME.test(name)) throw new SessionError(`"${name}" is not a valid session name.`);
+    if (this.sessions.has(name) || this.starting.has(name)) throw new SessionError(`Session "${name}" already has a kernel.`, { kind: 'restart-or-rename', session: name });
+    const session = new Session(name, join(this.options.stateDir, 'sessions', name), kernel, interpreter, cwd);
+    this.add(session);
+    return session;
+  }
+
   private add(session: Session): void {
     this.sessions.set(session.name, session);
-    recordForeignCells(session, () => this.options.settings.outputLimit());
+    session.recordOtherClients(() => this.options.settings.outputLimit());
     for (const event of ['changed', 'died', 'restarted', 'logged', 'run-started', 'run-output']) {
       session.on(event, (payload) => this.emit(event, session, payload));
     }
@@ -326,8 +338,7 @@ export class SessionManager extends EventEmitter {
   async close(name: string): Promise<Session> {
     const session = this.get(name);
     this.sessions.delete(name);
-    await session.kernel.shutdown();
-    session.log.close();
+    await session.shutdown();
     const interpreter = session.interpreter?.path;
     if (interpreter && !this.list().some((s) => s.interpreter?.path === interpreter)) this.pool.drop(interpreter);
     this.emit('removed', session);

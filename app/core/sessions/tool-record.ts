@@ -3,7 +3,6 @@
  * ols, save_figure, reset_namespace, restart_kernel…) is logged as the plain Python that does the
  * same, so the log, the panel and an exported notebook show what happened to the namespace.
  */
-import type { Session } from './session.js';
 import { SessionLogError, type LogEntry, type SessionEnvironment, type ToolRecord } from './session-log.js';
 
 /** The plain code of one tool call, as a Python helper returns it (or as written here for restarts). */
@@ -36,20 +35,50 @@ function isEnvironment(value: unknown): value is SessionEnvironment {
   return !!env && typeof env === 'object' && typeof env.python?.version === 'string' && typeof env.packages === 'object';
 }
 
-/** A restart empties the namespace the way `%reset -f` does; a notebook has no code for restarting its own kernel. */
-export function restartCode(tool: string): ToolCode {
-  return {
-    code: `# ${tool} (Python Session tool): a fresh kernel; every variable and import is gone (in Jupyter: Kernel > Restart)\n%reset -f`,
-    imports: [],
-    clearsNamespace: true,
-  };
+/**
+ * Why the namespace was emptied, whoever caused it: each is one tool entry marked clearsNamespace
+ * in the log, which an export writes as `%reset -f` (a notebook has no code for restarting its own
+ * kernel), so re-running the record fails where the session did.
+ */
+export type NamespaceClear =
+  /** A restart asked for: a tool (restart_kernel, reset_namespace(restart=true)) or the panel's Restart. */
+  | { kind: 'restart'; tool: string; client: string }
+  /** The running code ignored an interrupt (asked for, a timeout's, a cancelled call's), so the kernel was restarted. */
+  | { kind: 'interrupt-escalated'; client: string; cause: string }
+  /** The kernel died while nothing of the record ran, and a fresh one took its place. */
+  | { kind: 'replaced'; cause: string }
+  /** A new kernel in a session whose log already holds an earlier kernel's entries (a daemon restart, the session started again). */
+  | { kind: 'new-kernel' };
+
+/** The tool entry's name, its client, and its code (a comment saying what happened, then the clear). */
+export function clearRecord(clear: NamespaceClear): { name: string; client: string; code: ToolCode } {
+  const code = (comment: string): ToolCode => ({ code: `# ${comment}\n%reset -f`, imports: [], clearsNamespace: true });
+  const firstLine = (text: string) => text.split('\n')[0].trim();
+  switch (clear.kind) {
+    case 'restart':
+      return {
+        name: clear.tool,
+        client: clear.client,
+        code: code(`${clear.tool} (Python Session${clear.client === 'panel' ? ', from the control panel' : ' tool'}): a fresh kernel; every variable and import is gone (in Jupyter: Kernel > Restart)`),
+      };
+    case 'interrupt-escalated':
+      return { name: 'restart after interrupt', client: clear.client, code: code(`Python Session: ${clear.cause}, so the kernel was restarted; every variable and import is gone`) };
+    case 'replaced':
+      return { name: 'kernel replaced', client: 'python-session', code: code(`Python Session: the kernel died (${firstLine(clear.cause)}) and a fresh one took its place; every variable and import is gone`) };
+    case 'new-kernel':
+      return {
+        name: 'new kernel',
+        client: 'python-session',
+        code: code('Python Session: a new kernel for this session (the daemon was restarted, or the session started again); nothing of the earlier kernel\'s namespace is here'),
+      };
+  }
 }
 
 /**
- * Appends a tool entry and tells the session's watchers (the panel). Returns a warning for the
+ * Appends a tool entry (with `append`, which tells the session's watchers). Returns a warning for the
  * reply when the log could not be written: the tool's work happened all the same.
  */
-export function recordToolCode(session: Session, tool: string, code: ToolCode, run: { client: string; startedAt: number; report: string }): string | null {
+export function recordToolCode(append: (entry: Omit<LogEntry, 'id'>) => LogEntry, tool: string, code: ToolCode, run: { client: string; startedAt: number; report: string }): string | null {
   tool = code.tool ?? tool;
   const record: ToolRecord = {
     name: tool,
@@ -70,15 +99,10 @@ export function recordToolCode(session: Session, tool: string, code: ToolCode, r
     outputs: run.report ? [{ type: 'stream', name: 'stdout', text: run.report.endsWith('\n') ? run.report : `${run.report}\n` }] : [],
   };
   try {
-    session.emit('logged', session.log.append(entry));
+    append(entry);
     return null;
   } catch (error) {
     if (!(error instanceof SessionLogError)) throw error;
     return `Warning: this ${tool} call is not in the session log — ${error.message}. Its code will be missing from export_notebook.`;
   }
-}
-
-/** restart_kernel, and reset_namespace(restart=true): the namespace is gone. */
-export function recordRestart(session: Session, tool: string, client: string): string | null {
-  return recordToolCode(session, tool, restartCode(tool), { client, startedAt: Date.now(), report: '' });
 }

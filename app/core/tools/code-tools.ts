@@ -1,12 +1,12 @@
 /** run_python / execute_code, and the variable explorer (list_names, describe_object, get_value). */
 import { z } from 'zod';
-import { outputText } from '../kernel/outputs.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
-import { callHelper, ToolCallError } from '../kernel/helper-bridge.js';
-import { recordToolCode, toolCodeFromPayload } from '../sessions/tool-record.js';
+import { ToolCallError } from '../kernel/helper-bridge.js';
+import type { HelperOutcome } from '../sessions/session.js';
+import { busyText } from './error-words.js';
 import { discoveryMeta } from './tool-discovery.js';
 import { READS, RUNS_CODE } from './tool-annotations.js';
-import { runPython, waitForRun, whenFree } from './runs.js';
+import { runPython, waitForRun } from './runs.js';
 import { contentResult, dataResult, errorResult, guarded, sessionArg, sessionFor, textResult, type ToolContext, type ToolRegistrar, type ToolResult } from './tool-context.js';
 
 /**
@@ -22,18 +22,14 @@ export async function helperResult(
   options: { answer?: 'text' | 'data' } = {},
 ): Promise<ToolResult> {
   const session = await sessionFor(context, sessionName ?? DEFAULT_SESSION);
-  const startedAt = Date.now();
+  return helperAnswer(() => session.helper(tool, args, { client: context.clientName(), waitS: context.settings.waitS(), timeoutMs: context.settings.timeoutS() * 1000 }), options);
+}
+
+/** A helper's outcome (its answer, which run holds the kernel, or its failure) as the tool's result. */
+export async function helperAnswer(call: () => Promise<HelperOutcome<Record<string, unknown>>>, options: { answer?: 'text' | 'data' } = {}): Promise<ToolResult> {
+  let outcome: HelperOutcome<Record<string, unknown>>;
   try {
-    const result = await whenFree(session, context.settings.waitS(), (queue) => callHelper(session.kernel, tool, args, { timeoutMs: context.settings.timeoutS() * 1000, ...queue }));
-    if ('busy' in result) return errorResult(result.busy, { kind: 'busy' });
-    const printed = outputText(result.outputs).trim();
-    const reply = printed ? `${result.text}\n\n${printed}` : result.text;
-    // A tool that changed the namespace or files is logged as the plain code that does the same.
-    const code = toolCodeFromPayload(result.payload);
-    const logFailed = code && recordToolCode(session, tool, code, { client: context.clientName(), startedAt, report: reply });
-    const text = logFailed ? `${reply}\n\n${logFailed}` : reply;
-    if (options.answer === 'data' && result.structured) return dataResult(text, printed ? { ...result.structured, printed } : result.structured);
-    return textResult(text, result.structured ?? undefined);
+    outcome = await call();
   } catch (error) {
     if (error instanceof ToolCallError) {
       const install = error.install ? `\nInstall it with:\n  ${error.install}` : '';
@@ -41,6 +37,12 @@ export async function helperResult(
     }
     throw error;
   }
+  if (outcome.kind === 'busy') return errorResult(busyText(outcome.busy), { kind: 'busy' });
+  const { answer, printed, warning } = outcome;
+  const reply = printed ? `${answer.text}\n\n${printed}` : answer.text;
+  const text = warning ? `${reply}\n\n${warning}` : reply;
+  if (options.answer === 'data' && answer.structured) return dataResult(text, printed ? { ...answer.structured, printed } : answer.structured);
+  return textResult(text, answer.structured ?? undefined);
 }
 
 export const registerCodeTools: ToolRegistrar = (server, context) => {

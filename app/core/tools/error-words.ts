@@ -4,7 +4,9 @@
  * call the model makes next.
  */
 import type { KernelNext } from '../kernel/kernel-errors.js';
+import { formatDuration } from '../kernel/process-stats.js';
 import { SessionError, type SessionNext } from '../sessions/session-errors.js';
+import type { BusyFacts } from '../sessions/session.js';
 
 /** What to call after a session error, appended to its message. */
 export function sessionErrorText(error: SessionError): string {
@@ -42,4 +44,15 @@ export function kernelNextCall(next: KernelNext): string {
 export function toolErrorText(error: unknown): string {
   if (error instanceof SessionError) return sessionErrorText(error);
   return (error as Error)?.message || String(error);
+}
+
+/** The first line of some code, short, in backticks, for a one-line mention. */
+export function firstLine(code: string): string {
+  const line = code.trim().split('\n')[0] ?? '';
+  return `\`${line.length > 80 ? `${line.slice(0, 77)}…` : line}\`${code.trim().includes('\n') ? ' …' : ''}`;
+}
+
+/** A call that waited its wait_s for a busy kernel: which run holds it, and how to go on. */
+export function busyText(busy: BusyFacts): string {
+  return `The session is busy: run ${busy.run} has been running for ${formatDuration(busy.runningMs)} (${firstLine(busy.code)}), so this was not answered. Call wait_for_run(run="${busy.run}") until it ends, or interrupt_kernel to stop it, then ask again.`;
 }

@@ -11,10 +11,12 @@ import type { ExecutionResult, Output } from '../kernel/outputs.js';
 import { runContent } from './run-content.js';
 import { IMAGE_TYPES, type SavedFigure } from '../sessions/figure-store.js';
 import type { RunHandle } from '../sessions/run-handle.js';
-import type { RunOutcome, Session } from '../sessions/session.js';
+import { runStatus, type RunOutcome, type Session } from '../sessions/session.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
-import { kernelNextCall, toolErrorText } from './error-words.js';
-import { contentResult, errorResult, sessionFor, type Content, type ToolContext, type ToolResult } from './tool-context.js';
+import { firstLine, kernelNextCall, toolErrorText } from './error-words.js';
+import { contentResult, errorResult, sessionFor, textResult, type Content, type ToolContext, type ToolResult } from './tool-context.js';
+
+export { firstLine } from './error-words.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -23,7 +25,7 @@ const PROGRESS_EVERY_MS = 3000;
 const QUEUE_NEWS_MS = 1000;
 
 /** Sends progress (the run's elapsed seconds and its latest output) while this call waits. */
-function progressReporter(extra: Extra, handle: RunHandle) {
+function progressReporter(extra: Extra, handle: RunHandle<unknown>) {
   const token = extra._meta?.progressToken;
   if (token === undefined) return () => undefined;
   let latest = '';
@@ -62,12 +64,15 @@ export async function waitForRun(context: ToolContext, args: { run?: string; wai
 }
 
 /** Waits up to waitS for the run; with stopOnCancel, a caller that gives up inside its wait stops the run. */
-async function waitAndAnswer(handle: RunHandle, waitS: number, extra: Extra, options: { stopOnCancel: boolean }): Promise<ToolResult> {
+async function waitAndAnswer(handle: RunHandle<unknown>, waitS: number, extra: Extra, options: { stopOnCancel: boolean }): Promise<ToolResult> {
   const untie = handle.tieTo(options.stopOnCancel ? extra.signal : undefined);
   const stopProgress = progressReporter(extra, handle);
   try {
     const outcome = await handle.waitUpTo(waitS * 1000);
-    return outcome ? outcomeResult(outcome, handle) : stillGoingResult(handle);
+    if (outcome === undefined) return stillGoingResult(handle);
+    // A helper call (named by a busy answer) has no result of its own to give: its caller had it.
+    if (handle.kind === 'helper') return textResult(`Run ${handle.id} (${firstLine(handle.code)}) has ended; the kernel is free for the next call.`, { run: handle.id, status: 'done' });
+    return outcomeResult(outcome as RunOutcome, handle);
   } catch (error) {
     return errorResult(`Run ${handle.id} did not run: ${toolErrorText(error)}`, { run: handle.id, status: 'not run' });
   } finally {
@@ -77,7 +82,7 @@ async function waitAndAnswer(handle: RunHandle, waitS: number, extra: Extra, opt
 }
 
 /** The run's whole result, in run_python's format, whoever asks and however often. */
-export function outcomeResult(outcome: RunOutcome, handle: RunHandle): ToolResult {
+export function outcomeResult(outcome: RunOutcome, handle: RunHandle<unknown>): ToolResult {
   const before: Content[] = [];
   const queued = queuedNote(handle);
   if (queued) before.push({ type: 'text', text: `${queued}\n` });
@@ -100,7 +105,7 @@ export function outcomeResult(outcome: RunOutcome, handle: RunHandle): ToolResul
   }
   const { result, figures } = outcome;
   const facts = {
-    status: result.timedOut ? 'timeout' : result.status,
+    status: runStatus(result),
     execution_count: result.executionCount,
     duration_ms: result.durationMs,
     figures: figures.filter((f) => f.path).map((f) => f.path),
@@ -111,10 +116,10 @@ export function outcomeResult(outcome: RunOutcome, handle: RunHandle): ToolResul
   };
   // The answer is the printed text and figures, so no structuredContent (see FACTS_KEY).
   const answer = contentResult([...before, ...runContent(result, figures, handle.timeoutS), ...warnings], facts);
-  return result.status !== 'ok' || result.timedOut ? { ...answer, isError: true } : answer;
+  return runStatus(result) !== 'ok' ? { ...answer, isError: true } : answer;
 }
 
-function queuedNote(handle: RunHandle): string | undefined {
+function queuedNote(handle: RunHandle<unknown>): string | undefined {
   const behind = handle.queuedBehind;
   if (!behind || handle.startedAt === undefined) return undefined;
   const waited = handle.startedAt - handle.submittedAt;
@@ -123,7 +128,7 @@ function queuedNote(handle: RunHandle): string | undefined {
 }
 
 /** What a run printed since the last look, and what to do next, in words a model acts on. */
-function stillGoingResult(handle: RunHandle): ToolResult {
+function stillGoingResult(handle: RunHandle<unknown>): ToolResult {
   const facts = { run: handle.id, status: handle.state, running_s: Math.round(handle.runningMs() / 1000) };
   const pickUp = `wait_for_run(run="${handle.id}")`;
   if (handle.state === 'queued') {
@@ -163,14 +168,8 @@ function unsavedFigures(outputs: Output[]): SavedFigure[] {
   return figures;
 }
 
-/** The first line of some code, short, in backticks, for a one-line mention. */
-export function firstLine(code: string): string {
-  const line = code.trim().split('\n')[0] ?? '';
-  return `\`${line.length > 80 ? `${line.slice(0, 77)}…` : line}\`${code.trim().includes('\n') ? ' …' : ''}`;
-}
-
 /** The run a wait_for_run call means, or the words that say why there is none. */
-function findRun(context: ToolContext, id: string | undefined, sessionName: string | undefined): RunHandle | string {
+function findRun(context: ToolContext, id: string | undefined, sessionName: string | undefined): RunHandle<unknown> | string {
   const sessions: Session[] = sessionName ? [context.sessions.find(sessionName)].filter((s): s is Session => !!s) : context.sessions.list();
   if (id) {
     for (const session of sessions) {
@@ -182,36 +181,9 @@ function findRun(context: ToolContext, id: string | undefined, sessionName: stri
     const latest = session?.runs.latest();
     if (latest) return latest;
   }
-  const known = sessions.flatMap((s) => s.runs.list()).reverse();
+  const known = sessions.flatMap((s) => s.runs.list('code')).reverse();
   const what = id ? `No run "${id}"${sessionName ? ` in session "${sessionName}"` : ''}.` : `Session "${sessionName ?? DEFAULT_SESSION}" has no runs yet.`;
   if (!known.length) return `${what} No runs are known${sessionName ? ' there' : ''}; run_python starts one and its reply names it.`;
   const lines = known.slice(0, 10).map((r) => `  ${r.id}: ${r.state === 'done' ? 'finished' : r.state === 'running' ? `running for ${formatDuration(r.runningMs())}` : 'queued'} — ${firstLine(r.code)}`);
   return `${what} The runs it could mean:\n${lines.join('\n')}`;
-}
-
-/**
- * Runs a helper call once the session's kernel is free, waiting at most waitS for runs in front of
- * it: a helper queued behind a five-minute fit comes back and says so instead of hanging. A helper
- * that has started is waited for.
- */
-export async function whenFree<T>(session: Session, waitS: number, call: (options: { signal: AbortSignal; onStart: () => void }) => Promise<T>): Promise<T | { busy: string }> {
-  const front = session.runs.lastUnfinished();
-  if (!front) return call({ signal: new AbortController().signal, onStart: () => undefined });
-  const controller = new AbortController();
-  let started = false;
-  const answer = call({ signal: controller.signal, onStart: () => (started = true) });
-  let timer: NodeJS.Timeout | undefined;
-  const elapsed = new Promise<'elapsed'>((resolve) => (timer = setTimeout(() => resolve('elapsed'), waitS * 1000)));
-  try {
-    const first = await Promise.race([answer, elapsed]);
-    if (first !== 'elapsed' || started) return first === 'elapsed' ? await answer : first;
-    controller.abort();
-    answer.catch(() => undefined);
-    const running = session.runs.current() ?? front;
-    return {
-      busy: `The session is busy: run ${running.id} has been running for ${formatDuration(running.runningMs())} (${firstLine(running.code)}), so this was not answered. Call wait_for_run(run="${running.id}") until it ends, or interrupt_kernel to stop it, then ask again.`,
-    };
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -4,47 +4,46 @@ import { formatBytes, formatDuration, residentBytes } from '../kernel/process-st
 import { listInterpreters, probeInterpreter } from '../interpreters/index.js';
 import { describeServers, formatOffers } from '../remote/kernelspecs.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
-import type { Session } from '../sessions/session.js';
-import { recordRestart } from '../sessions/tool-record.js';
-import { helperResult } from './code-tools.js';
-import { firstLine } from './runs.js';
+import type { Session, SessionFacts } from '../sessions/session.js';
+import { helperAnswer } from './code-tools.js';
+import { firstLine } from './error-words.js';
 import { engineLabel, IPYKERNEL_ADDS } from '../sessions/engine-choice.js';
 import { discoveryMeta } from './tool-discovery.js';
 import { ADDS, ENDS, READS, REMOTE } from './tool-annotations.js';
-import { errorResult, guarded, sessionArg, textResult, type ToolContext, type ToolRegistrar } from './tool-context.js';
+import { errorResult, guarded, sessionArg, sessionFor, textResult, type ToolContext, type ToolRegistrar } from './tool-context.js';
 
+/** The session's facts as the tools report them (snake_case, in `_meta`; programs and tests read these names). */
 async function kernelFacts(session: Session) {
-  const summary = session.summary();
-  const memory = await residentBytes(summary.pid);
-  const uptimeMs = summary.startedAt ? Date.now() - summary.startedAt : null;
+  const facts = session.facts();
+  const memory = await residentBytes(facts.pid);
+  const uptimeMs = facts.startedAt ? Date.now() - facts.startedAt : null;
   return {
-    session: summary.name,
-    state: summary.state,
-    owned: summary.owned,
-    pid: summary.pid ?? null,
+    session: facts.name,
+    state: facts.state,
+    owned: facts.owned,
+    pid: facts.pid ?? null,
     memory_bytes: memory,
     uptime_s: uptimeMs === null ? null : Math.round(uptimeMs / 1000),
-    execution_count: summary.executionCount,
-    restarts: summary.restarts,
-    interpreter: summary.interpreter?.path ?? null,
-    interpreter_reason: summary.interpreter?.reason ?? null,
-    engine: summary.interpreter?.engine ? { name: summary.interpreter.engine.engine, reason: summary.interpreter.engine.reason, ipykernel_would_add: summary.interpreter.engine.upgrade ?? null } : null,
-    connection_file: summary.connectionFile ?? null,
-    cwd: summary.cwd ?? null,
-    cwd_reason: summary.cwdReason ?? null,
-    busy_for_s: summary.runningSince ? Math.round((Date.now() - summary.runningSince) / 1000) : null,
-    running: summary.runningCode === undefined ? null : { run: summary.runningId ?? null, code: summary.runningCode, callers_waiting: summary.callersWaiting ?? 0 },
-    queued_runs: summary.queued ?? 0,
-    variables: session.kernel.knownNames.length,
+    execution_count: facts.executionCount,
+    restarts: facts.restarts,
+    interpreter: facts.interpreter?.path ?? null,
+    interpreter_reason: facts.interpreter?.reason ?? null,
+    engine: facts.interpreter?.engine ? { name: facts.interpreter.engine.engine, reason: facts.interpreter.engine.reason, ipykernel_would_add: facts.interpreter.engine.upgrade ?? null } : null,
+    connection_file: facts.connectionFile ?? null,
+    cwd: facts.cwd ?? null,
+    cwd_reason: facts.cwdReason ?? null,
+    busy_for_s: facts.running ? Math.round((Date.now() - facts.running.since) / 1000) : null,
+    running: facts.running ? { run: facts.running.run, code: facts.running.code, callers_waiting: facts.running.callersWaiting } : null,
+    queued_runs: facts.queued,
+    variables: facts.variables,
     /** Where the kernel runs: "local", or a remote server's name and URL. */
-    location: session.kernel.location,
-    remote: remoteFacts(session),
+    location: facts.location,
+    remote: remoteFacts(facts),
   };
 }
 
-function remoteFacts(session: Session) {
-  const kernel = session.kernel;
-  const place = kernel.place;
+function remoteFacts(facts: SessionFacts) {
+  const place = facts.place;
   if (place.kind !== 'remote') return null;
   const c = place.connection;
   return {
@@ -52,8 +51,8 @@ function remoteFacts(session: Session) {
     url: place.serverUrl,
     kernel_id: place.kernelId,
     kernel_name: place.kernelName,
-    attach_as: kernel.connectionFile,
-    python_version: kernel.kernelInfo?.language_info?.version ?? null,
+    attach_as: facts.attachAs,
+    python_version: facts.kernelInfo?.language_info?.version ?? null,
     connection: c.state,
     connection_since: new Date(c.since).toISOString(),
     connection_problem: c.state === 'connected' ? null : [c.reason, c.lastError].filter(Boolean).join('; ') || null,
@@ -110,7 +109,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
           if (facts.remote) structured.python_version = facts.remote.python_version;
           lines.push(describeFacts(facts));
           // A remote kernel's Python is on the server: its version comes from the kernel itself.
-          interpreterPath = session.kernel.owned && session.kernel.location === 'local' ? session.interpreter?.path : undefined;
+          interpreterPath = facts.owned && facts.location === 'local' ? session.interpreter?.path : undefined;
         } else {
           try {
             const choice = await sessions.chosenInterpreter();
@@ -159,14 +158,14 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
           lines.push(`Warm pool: ${pool.map((p) => `${p.ready} ready${p.warming ? `, ${p.warming} warming` : ''} for ${p.interpreter} (${formatBytes(p.memory_bytes)})`).join('; ')}`);
         }
         const others = sessions.list().filter((s) => s.name !== name);
-        if (others.length) lines.push(`Other sessions: ${others.map((s) => `${s.name} (${s.state}${s.kernel.location === 'local' ? '' : `, on ${s.kernel.location}`})`).join(', ')}`);
+        if (others.length) lines.push(`Other sessions: ${others.map((s) => s.facts()).map((f) => `${f.name} (${f.state}${f.location === 'local' ? '' : `, on ${f.location}`})`).join(', ')}`);
         try {
           const servers = sessions.servers.list();
           if (servers.length) lines.push(`Remote Jupyter servers: ${servers.map((s) => `${s.name} (${s.url})`).join(', ')} — start_kernel(server=…) runs a session there.`);
         } catch (error) {
           lines.push(`Remote Jupyter servers: ${(error as Error).message}`);
         }
-        structured.sessions = sessions.list().map((s) => ({ name: s.name, state: s.state, location: s.kernel.location }));
+        structured.sessions = sessions.list().map((s) => s.facts()).map((f) => ({ name: f.name, state: f.state, location: f.location }));
         return textResult(lines.join('\n'), structured);
       }),
   );
@@ -253,7 +252,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
           const { startedBy } = await context.startDefaults();
           const session = await sessions.startRemote(args.session ?? DEFAULT_SESSION, { server: args.server, kernelName: args.kernel_name, cwd: args.cwd, startedBy });
           const facts = await kernelFacts(session);
-          return textResult(`Started on ${session.kernel.location}.\n${describeFacts(facts)}`, facts);
+          return textResult(`Started on ${facts.location}.\n${describeFacts(facts)}`, facts);
         }
         // Without cwd, the session works in this client's folder, as the default session does.
         const defaults = await context.startDefaults();
@@ -281,7 +280,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
       guarded(async () => {
         const session = await sessions.connect(args.session ?? DEFAULT_SESSION, args.connection_file);
         const facts = await kernelFacts(session);
-        const info = session.kernel.kernelInfo;
+        const info = session.facts().kernelInfo;
         return textResult(`Attached to ${info?.implementation ?? 'kernel'} (Python ${info?.language_info?.version ?? '?'}).\n${describeFacts(facts)}`, facts);
       }),
   );
@@ -298,7 +297,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
       guarded(async () => {
         const name = args.session ?? DEFAULT_SESSION;
         const session = sessions.get(name);
-        if (session.kernel.owned) return errorResult(`Session "${name}" runs a kernel Python Session started; use shutdown_kernel to end it.`);
+        if (session.facts().owned) return errorResult(`Session "${name}" runs a kernel Python Session started; use shutdown_kernel to end it.`);
         await sessions.close(name);
         return textResult(`Detached session "${name}"; the kernel is still running.`);
       }),
@@ -331,10 +330,8 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
     (args) =>
       guarded(async () => {
         const session = sessions.get(args.session ?? DEFAULT_SESSION);
-        const wasBusy = session.state === 'busy';
-        const names = [...session.kernel.knownNames];
-        const { restarted } = await session.kernel.interrupt();
-        if (restarted) return textResult(`The code ignored the interrupt, so the kernel was restarted. Lost: ${names.join(', ') || 'nothing'}.`, { restarted, lost_names: names });
+        const { restarted, wasBusy, lostNames } = await session.interrupt(context.clientName());
+        if (restarted) return textResult(`The code ignored the interrupt, so the kernel was restarted. Lost: ${lostNames.join(', ') || 'nothing'}.`, { restarted, lost_names: lostNames });
         return textResult(wasBusy ? 'Interrupted; the session keeps its variables.' : 'Nothing was running; the session is idle.', { restarted, was_busy: wasBusy });
       }),
   );
@@ -350,10 +347,10 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
     (args) =>
       guarded(async () => {
         const session = sessions.get(args.session ?? DEFAULT_SESSION);
-        const { lostNames } = await session.kernel.restart();
-        recordRestart(session, 'restart_kernel', context.clientName());
-        const where = session.kernel.location === 'local' ? `pid ${session.kernel.pid}` : `on ${session.kernel.location}`;
-        return textResult(`Restarted (${where}). Lost: ${lostNames.join(', ') || 'nothing'}.`, { pid: session.kernel.pid ?? null, location: session.kernel.location, lost_names: lostNames });
+        const { lostNames, warning } = await session.restart(context.clientName(), 'restart_kernel');
+        const facts = session.facts();
+        const where = facts.location === 'local' ? `pid ${facts.pid}` : `on ${facts.location}`;
+        return textResult(`Restarted (${where}). Lost: ${lostNames.join(', ') || 'nothing'}.${warning ? `\n\n${warning}` : ''}`, { pid: facts.pid ?? null, location: facts.location, lost_names: lostNames });
       }),
   );
 
@@ -369,7 +366,7 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
       guarded(async () => {
         const name = args.session ?? DEFAULT_SESSION;
         const session = await sessions.close(name);
-        return textResult(session.kernel.owned ? `Session "${name}" was shut down.` : `Session "${name}" was detached; its kernel keeps running.`);
+        return textResult(session.facts().owned ? `Session "${name}" was shut down.` : `Session "${name}" was detached; its kernel keeps running.`);
       }),
   );
 
@@ -384,13 +381,11 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
     (args) =>
       guarded(async () => {
         const name = args.session ?? DEFAULT_SESSION;
-        if (args.restart) {
-          const session = sessions.get(name);
-          const { lostNames } = await session.kernel.restart();
-          recordRestart(session, 'reset_namespace', context.clientName());
-          return textResult(`Fresh kernel started; removed ${lostNames.length} names.`, { restarted: true, removed: lostNames });
-        }
-        return helperResult(context, name, 'reset', {});
+        // Without restart, the default session starts on first use, as every helper call does.
+        const session = args.restart ? sessions.get(name) : await sessionFor(context, name);
+        if (!args.restart) return helperAnswer(() => session.reset(context.clientName(), { waitS: context.settings.waitS(), timeoutMs: context.settings.timeoutS() * 1000 }));
+        const outcome = await session.restart(context.clientName(), 'reset_namespace');
+        return textResult(`Fresh kernel started; removed ${outcome.lostNames.length} names.${outcome.warning ? `\n\n${outcome.warning}` : ''}`, { restarted: true, removed: outcome.lostNames });
       }),
   );
 };

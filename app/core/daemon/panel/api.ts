@@ -41,9 +41,9 @@ import { clearProbeCache, describeInterpreter, ipykernelInstallCommand, listInte
 import { renderRecord, type RecordFormat } from '../../sessions/notebook-export.js';
 import { liveRecordMeta, loggedRecordMeta } from '../../sessions/record-meta.js';
 import { DEFAULT_SESSION, NoSuchSessionError, SESSION_NAME, SessionError } from '../../sessions/session-manager.js';
-import { panelSessionErrorText } from './error-words.js';
+import { panelBusyText, panelSessionErrorText } from './error-words.js';
 import type { Session } from '../../sessions/session.js';
-import { callHelper, ToolCallError } from '../../kernel/helper-bridge.js';
+import { ToolCallError } from '../../kernel/helper-bridge.js';
 import { ServerRegistryError } from '../../remote/server-registry.js';
 import { RemoteServerError } from '../../remote/jupyter-api.js';
 import {
@@ -64,8 +64,13 @@ import { PanelServers, ServerRequestRefused } from './servers.js';
 import { InstallRefused, PanelInstalls } from './install.js';
 import { stateFileNotices } from '../../state-file.js';
 import { PanelWorkspace, WorkspaceRequestError } from './workspace-api.js';
+import { PANEL_CLIENT } from '../../sessions/parties.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
+
+export { PANEL_CLIENT };
+/** How long a panel action waits for a run that holds the kernel before it answers busy (409) naming that run. */
+export const PANEL_WAIT_S = 2;
 
 export class ApiError extends Error {
   constructor(
@@ -228,7 +233,7 @@ export class PanelApi {
 
   private async interruptAll() {
     const busy = this.services.sessions.list().filter((s) => s.state === 'busy');
-    const results = await Promise.all(busy.map(async (s) => ({ name: s.name, ...(await s.kernel.interrupt()) })));
+    const results = await Promise.all(busy.map(async (s) => ({ name: s.name, restarted: (await s.interrupt(PANEL_CLIENT)).restarted })));
     return { interrupted: results };
   }
 
@@ -236,8 +241,7 @@ export class PanelApi {
     const session = this.live(name);
     switch (action) {
       case 'interrupt': {
-        const wasBusy = session.state === 'busy';
-        const { restarted } = await session.kernel.interrupt();
+        const { restarted, wasBusy } = await session.interrupt(PANEL_CLIENT);
         return {
           restarted,
           wasBusy,
@@ -245,20 +249,20 @@ export class PanelApi {
         };
       }
       case 'restart': {
-        if (!session.kernel.owned) throw new ApiError(400, 'This kernel was started elsewhere; restart it there.');
-        const { lostNames } = await session.kernel.restart();
-        return { lostNames, message: `Restarted${lostNames.length ? `; lost ${lostNames.length} names` : ''}.` };
+        if (!session.facts().owned) throw new ApiError(400, 'This kernel was started elsewhere; restart it there.');
+        const { lostNames, warning } = await session.restart(PANEL_CLIENT);
+        return { lostNames, message: `Restarted${lostNames.length ? `; lost ${lostNames.length} names` : ''}.${warning ? ` ${warning}` : ''}` };
       }
       case 'kill': {
-        const owned = session.kernel.owned;
+        const owned = session.facts().owned;
         await this.services.sessions.close(name);
         return { detached: !owned, message: owned ? 'The kernel was stopped.' : 'Detached; the kernel keeps running.' };
       }
       case 'reset': {
-        if (session.state === 'busy') throw new ApiError(409, 'The session is running code; interrupt it first.');
-        const result = await callHelper(session.kernel, 'reset', {}, { timeoutMs: 30_000 });
+        const outcome = await session.reset(PANEL_CLIENT, { waitS: PANEL_WAIT_S, timeoutMs: 30_000 });
+        if (outcome.kind === 'busy') throw new ApiError(409, panelBusyText(outcome.busy));
         this.workspace.invalidate(name);
-        return { message: result.text };
+        return { message: outcome.answer.text };
       }
     }
     throw new ApiError(404, `Unknown action ${action}.`);

@@ -225,12 +225,12 @@ describe('LiveOutputs', () => {
 class FakeSession extends EventEmitter {
   state = 'idle';
   runningSince: number | undefined;
-  readonly kernel = { kernelInfo: null, pid: undefined };
   constructor(readonly name: string) {
     super();
   }
-  summary() {
-    return { name: this.name, state: this.state, owned: true, executionCount: 0, restarts: 0, runningSince: this.runningSince, runningCode: 'code' };
+  facts() {
+    const running = this.runningSince === undefined ? undefined : { run: `${this.name}-1`, code: 'code', client: 'c', since: this.runningSince, callersWaiting: 1 };
+    return { name: this.name, state: this.state, owned: true, executionCount: 0, restarts: 0, variables: 0, queued: 0, place: { kind: 'local', label: 'local' }, location: 'local', running };
   }
 }
 
@@ -263,11 +263,12 @@ describe('PanelModel with running output', () => {
     };
     const print = (text: string, name = 'stdout') => manager.emit('run-output', session, { type: 'stream', name, text });
     const figure = () => manager.emit('run-output', session, { type: 'display_data', data: { 'image/png': 'x' }, metadata: {} });
+    // As Session does it: the kernel goes idle, the run lets go of it, then its entry is logged.
     const finish = () => {
       session.state = 'idle';
       manager.emit('changed', session, { state: 'idle' });
-      manager.emit('logged', session, { id: 1, time: new Date().toISOString(), client: 'c', code: 'code', status: 'ok', executionCount: 1, durationMs: 1, outputs: [] });
       session.runningSince = undefined;
+      manager.emit('logged', session, { id: 1, time: new Date().toISOString(), client: 'c', code: 'code', status: 'ok', executionCount: 1, durationMs: 1, outputs: [] });
     };
     /** The running output of each session view published, leaving out the empty one a run starts with. */
     const outputs = () => events.flatMap((e) => (e.type === 'session' && e.session.running?.output && (e.session.running.output.total || e.session.running.output.rich) ? [e.session.running.output] : []));

@@ -36,6 +36,8 @@ export interface EntryView {
   spill?: string;
   /** Set on tool entries: the tool whose work the code does (the code is its plain equivalent). */
   tool?: string;
+  /** A tool entry that emptied the namespace (a restart, a reset, a new kernel): the export clears it there. */
+  clears?: boolean;
 }
 
 export interface LogPage {
@@ -84,6 +86,7 @@ export function entryView(entry: LogEntry): EntryView {
     ...(entry.error ? { error: { ename: entry.error.ename, evalue: entry.error.evalue, traceback: entry.error.traceback } } : {}),
     ...(entry.spillPath ? { spill: fileUrl(entry.spillPath) } : {}),
     ...(entry.kind === 'tool' ? { tool: entry.tool?.name ?? 'tool' } : {}),
+    ...(entry.kind === 'tool' && entry.tool?.clearsNamespace ? { clears: true } : {}),
   };
 }
 

@@ -42,8 +42,10 @@ export interface SessionView {
   startedAt: number | null;
   executionCount: number;
   restarts: number;
-  /** The run in progress, with the latest of what it has printed so far. */
-  /** `run` and `callersWaiting`: a run left going by a call that came back shows that nobody waits for it. */
+  /**
+   * The run in progress, with the latest of what it has printed so far. `run` and
+   * `callersWaiting`: a run left going by a call that came back shows that nobody waits for it.
+   */
   running: { since: number; code: string; client: string | null; output: LiveOutputView | null; run: string | null; callersWaiting: number | null } | null;
 }
 
@@ -68,7 +70,6 @@ type Listener = (...args: any[]) => void;
 
 export class PanelModel extends EventEmitter {
   private readonly memory = new Map<string, number | null>();
-  private readonly clients = new Map<string, string>();
   private readonly timer: NodeJS.Timeout;
   private readonly subscriptions: [string, Listener][];
   /** What running cells print, sent with their session's view a few times a second at most. */
@@ -90,13 +91,11 @@ export class PanelModel extends EventEmitter {
       },
       removed: (s: Session) => {
         this.memory.delete(s.name);
-        this.clients.delete(s.name);
         this.live.end(s.name);
         this.publish({ type: 'session-removed', name: s.name });
       },
       changed: (s: Session) => this.push(s),
       'run-started': (s: Session, payload: { code: string; client: string; time: string }) => {
-        this.clients.set(s.name, payload.client);
         this.live.begin(s.name);
         this.push(s);
         this.publish({ type: 'run-started', session: s.name, code: payload.code, client: payload.client, time: payload.time });
@@ -109,7 +108,6 @@ export class PanelModel extends EventEmitter {
         // A tool entry is not the end of a run: a run that started after the tool goes on. Nor is
         // a cell another Jupyter client ran: it is logged when it ends, whatever of ours runs.
         if (entry.kind !== 'tool' && entry.client !== ANOTHER_CLIENT) {
-          this.clients.delete(s.name);
           // The entry carries all of the output and takes the running one's place: nothing of
           // the run is published after it.
           this.live.end(s.name);
@@ -134,38 +132,36 @@ export class PanelModel extends EventEmitter {
     void this.refreshMemory();
   }
 
+  /** The session's facts as the panel shows them (camelCase; the renderer reads these names). */
   view(session: Session): SessionView {
-    const summary = session.summary();
-    // Session.running is cleared only after the run's last events have gone out (its state is
-    // already idle by then), so a run counts as in progress only while the kernel is busy.
-    const inProgress = summary.state === 'busy' && summary.runningSince !== undefined;
-    const running = inProgress
+    const facts = session.facts();
+    const running = facts.running
       ? {
-          since: summary.runningSince!,
-          code: summary.runningCode ?? '',
-          client: this.clients.get(session.name) ?? null,
+          since: facts.running.since,
+          code: facts.running.code,
+          client: facts.running.client,
           output: this.live.view(session.name),
-          run: summary.runningId ?? null,
-          callersWaiting: summary.runningId ? (summary.callersWaiting ?? 0) : null,
+          run: facts.running.run,
+          callersWaiting: facts.running.callersWaiting,
         }
       : null;
     return {
-      name: summary.name,
-      state: summary.state,
-      owned: summary.owned,
-      pid: summary.pid ?? null,
-      memoryBytes: this.memory.get(summary.name) ?? null,
-      interpreter: summary.interpreter?.path ?? null,
-      interpreterReason: summary.interpreter?.reason ?? null,
-      engine: summary.interpreter?.engine ? { name: summary.interpreter.engine.engine, reason: summary.interpreter.engine.reason, upgrade: summary.interpreter.engine.upgrade ?? null } : null,
-      server: summary.server ?? null,
-      pythonVersion: session.kernel.kernelInfo?.language_info?.version ?? null,
-      connectionFile: summary.connectionFile ?? null,
-      cwd: summary.cwd ?? null,
-      cwdReason: summary.cwdReason ?? null,
-      startedAt: summary.startedAt ?? null,
-      executionCount: summary.executionCount,
-      restarts: summary.restarts,
+      name: facts.name,
+      state: facts.state,
+      owned: facts.owned,
+      pid: facts.pid ?? null,
+      memoryBytes: this.memory.get(facts.name) ?? null,
+      interpreter: facts.interpreter?.path ?? null,
+      interpreterReason: facts.interpreter?.reason ?? null,
+      engine: facts.interpreter?.engine ? { name: facts.interpreter.engine.engine, reason: facts.interpreter.engine.reason, upgrade: facts.interpreter.engine.upgrade ?? null } : null,
+      server: facts.server ?? null,
+      pythonVersion: facts.kernelInfo?.language_info?.version ?? null,
+      connectionFile: facts.connectionFile ?? null,
+      cwd: facts.cwd ?? null,
+      cwdReason: facts.cwdReason ?? null,
+      startedAt: facts.startedAt ?? null,
+      executionCount: facts.executionCount,
+      restarts: facts.restarts,
       running,
     };
   }
@@ -202,7 +198,7 @@ export class PanelModel extends EventEmitter {
 
   async refreshMemory(): Promise<void> {
     const list = this.sessions.list();
-    const values = await Promise.all(list.map((s) => residentBytes(s.kernel.pid)));
+    const values = await Promise.all(list.map((s) => residentBytes(s.facts().pid)));
     let changed = false;
     const memory: Record<string, number | null> = {};
     list.forEach((s, i) => {

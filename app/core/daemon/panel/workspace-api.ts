@@ -17,11 +17,10 @@
  * the kernel, so they are POSTs, guarded like every action; on a busy session they wait a
  * little and then say which run holds the kernel.
  */
-import { callHelper } from '../../kernel/helper-bridge.js';
-import { formatDuration } from '../../kernel/process-stats.js';
 import type { DaemonServices } from '../../services.js';
-import type { Session } from '../../sessions/session.js';
-import { whenFree } from '../../tools/runs.js';
+import type { HelperOutcome, Session } from '../../sessions/session.js';
+import { PANEL_CLIENT } from '../../sessions/parties.js';
+import { panelBusyText } from './error-words.js';
 import type { PanelEvent, PanelModel } from './model.js';
 
 /** How long a look at the variables keeps them refreshed after each run. */
@@ -133,7 +132,7 @@ export class PanelWorkspace {
     const session = this.live(name);
     const watch = this.watch(name);
     watch.watchedUntil = this.now() + WATCH_MS;
-    const current = watch.snapshot !== null && !watch.dirty && watch.snapshot.kernelStart === session.kernel.startedAt;
+    const current = watch.snapshot !== null && !watch.dirty && watch.snapshot.kernelStart === session.facts().startedAt;
     if (!current) {
       if (isFree(session)) await this.refresh(session, watch);
       else if (watch.refreshing) await watch.refreshing;
@@ -147,12 +146,10 @@ export class PanelWorkspace {
 
   private answer(session: Session, watch: Watch): VariablesAnswer {
     const snap = watch.snapshot;
-    const stale = snap === null || watch.dirty || snap.kernelStart !== session.kernel.startedAt;
-    const summary = session.summary();
-    const busy =
-      stale && !isFree(session)
-        ? { run: summary.runningId ?? session.runs.lastUnfinished()?.id ?? null, since: summary.runningSince ?? null, code: firstLine(summary.runningCode ?? session.runs.lastUnfinished()?.code ?? '') }
-        : null;
+    const stale = snap === null || watch.dirty || snap.kernelStart !== session.facts().startedAt;
+    const running = session.facts().running;
+    const front = session.runs.lastUnfinished();
+    const busy = stale && !isFree(session) ? { run: running?.run ?? front?.id ?? null, since: running?.since ?? null, code: firstLine(running?.code ?? front?.code ?? '') } : null;
     return {
       names: snap?.names ?? [],
       count: snap?.count ?? 0,
@@ -176,12 +173,16 @@ export class PanelWorkspace {
   private refresh(session: Session, watch: Watch): Promise<void> {
     if (watch.refreshing) return watch.refreshing;
     watch.dirty = false;
-    const kernelStart = session.kernel.startedAt;
-    const asOf = session.kernel.executionCount;
+    const { startedAt: kernelStart, executionCount: asOf } = session.facts();
     watch.refreshing = (async () => {
       try {
-        const result = await callHelper<{ names: VariableRow[]; count: number }>(session.kernel, 'variables', {}, { timeoutMs: VARIABLES_TIMEOUT_MS });
-        const structured = result.structured ?? { names: [], count: 0 };
+        // Taken only when the kernel is free: a run that slipped in first leaves it stale for the next idle.
+        const outcome = await session.helper<{ names: VariableRow[]; count: number }>('variables', {}, { client: PANEL_CLIENT, waitS: 0, timeoutMs: VARIABLES_TIMEOUT_MS });
+        if (outcome.kind === 'busy') {
+          watch.dirty = true;
+          return;
+        }
+        const structured = outcome.answer.structured ?? { names: [], count: 0 };
         watch.snapshot = { names: structured.names ?? [], count: structured.count ?? structured.names?.length ?? 0, asOf, takenAt: this.now(), kernelStart };
         watch.error = null;
       } catch (error) {
@@ -243,7 +244,7 @@ export class PanelWorkspace {
       filter: filterArg(body.filter),
       columns: columnsArg(body.columns),
     };
-    return this.whenFree(session, (options) => callHelper(session.kernel, 'data_page', args, { ...options, timeoutMs: DATA_TIMEOUT_MS }));
+    return answered(await session.helper('data_page', args, { client: PANEL_CLIENT, waitS: DATA_WAIT_S, timeoutMs: DATA_TIMEOUT_MS }));
   }
 
   async dataSummary(name: string, body: Record<string, unknown>) {
@@ -255,13 +256,7 @@ export class PanelWorkspace {
       }
       columns = body.columns as string[];
     }
-    return this.whenFree(session, (options) => callHelper(session.kernel, 'data_summary', { expression: expressionArg(body), columns }, { ...options, timeoutMs: DATA_TIMEOUT_MS }));
-  }
-
-  private async whenFree<T extends { structured: unknown }>(session: Session, call: (options: { signal: AbortSignal; onStart: () => void }) => Promise<T>) {
-    const answer = await whenFree(session, DATA_WAIT_S, call);
-    if ('busy' in answer) throw new WorkspaceRequestError(409, busyWords(session));
-    return answer.structured ?? {};
+    return answered(await session.helper('data_summary', { expression: expressionArg(body), columns }, { client: PANEL_CLIENT, waitS: DATA_WAIT_S, timeoutMs: DATA_TIMEOUT_MS }));
   }
 
   // ---- cells of the person's own -----------------------------------------------------------
@@ -271,7 +266,7 @@ export class PanelWorkspace {
     const code = body.code;
     if (typeof code !== 'string' || code.trim() === '') throw new WorkspaceRequestError(400, 'code must be the Python to run, as a non-empty string.');
     const settings = this.services.settings;
-    const handle = session.submit({ code, client: 'panel', timeoutS: settings.timeoutS(), outputLimit: settings.outputLimit() });
+    const handle = session.submit({ code, client: PANEL_CLIENT, timeoutS: settings.timeoutS(), outputLimit: settings.outputLimit() });
     // Nobody waits on the handle here: its output reaches the page as the session's live view,
     // and its log entry as a 'logged' event.
     handle.done.catch(() => undefined);
@@ -282,7 +277,8 @@ export class PanelWorkspace {
 
   attach(name: string) {
     const session = this.live(name);
-    const place = session.kernel.place;
+    const facts = session.facts();
+    const place = facts.place;
     if (place.kind === 'remote') {
       return {
         kind: 'remote',
@@ -300,11 +296,11 @@ export class PanelWorkspace {
           'This session runs on the built-in worker, which is not a Jupyter kernel: it has no connection file, so Jupyter, Spyder and other clients cannot attach to it. Install ipykernel in this interpreter and start a new session to get one they can attach to.',
       };
     }
-    const file = session.kernel.connectionFile ?? null;
+    const file = facts.attachAs ?? null;
     if (!file) return { kind: 'none', reason: 'This kernel has no connection file now (it is starting or has stopped).' };
     return {
       kind: 'ipykernel',
-      owned: session.kernel.owned,
+      owned: facts.owned,
       connectionFile: file,
       commands: {
         console: `jupyter console --existing ${shellQuote(file)}`,
@@ -317,7 +313,7 @@ export class PanelWorkspace {
           "client.execute_interactive('print(sorted(n for n in globals() if not n.startswith(\"_\")))')",
         ].join('\n'),
       },
-      note: session.kernel.owned
+      note: facts.owned
         ? 'The kernel stays this session’s: closing the other client leaves it running; Kill here stops it for everyone.'
         : 'This kernel was started elsewhere; the session is attached to it, as another client would be.',
     };
@@ -339,11 +335,10 @@ function firstLine(code: string): string {
   return line.length > 80 ? `${line.slice(0, 77)}…` : line;
 }
 
-/** The panel's words for "not now": which run holds the kernel, and what the person can do. */
-function busyWords(session: Session): string {
-  const running = session.runs.current() ?? session.runs.lastUnfinished();
-  if (!running) return 'The session is busy running code, so this was not answered. Try again when it is idle, or Interrupt it.';
-  return `The session is busy: run ${running.id} has been running for ${formatDuration(running.runningMs())} (${firstLine(running.code)}), so this was not answered. Wait for it to end or Interrupt it, then try again.`;
+/** A helper's answer, or the panel's words for the run that holds the kernel (409). */
+function answered(outcome: HelperOutcome<Record<string, unknown>>): Record<string, unknown> {
+  if (outcome.kind === 'busy') throw new WorkspaceRequestError(409, panelBusyText(outcome.busy));
+  return outcome.answer.structured ?? {};
 }
 
 function shellQuote(path: string): string {
