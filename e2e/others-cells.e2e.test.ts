@@ -18,7 +18,7 @@ import { createMcpServer } from '../app/core/mcp/server.js';
 import { createServices, type DaemonServices } from '../app/core/services.js';
 import { startPanelServer, type PanelServer } from '../app/core/daemon/panel/server.js';
 import { SseParser } from '../app/core/daemon/panel/sse-reader.js';
-import { ANOTHER_CLIENT } from '../app/core/sessions/foreign-cells.js';
+import { ANOTHER_CLIENT } from '../app/core/sessions/parties.js';
 import type { LogEntry } from '../app/core/sessions/session-log.js';
 import { runInAttachedClient } from '../app/core/testing/attached-client.js';
 import { TEST_PYTHON } from '../app/core/testing/test-python.js';

@@ -2,34 +2,32 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import type { NameFingerprints } from '../kernel/user-names.js';
-import { ANOTHER_CLIENT } from '../sessions/foreign-cells.js';
+import { ANOTHER_CLIENT } from '../sessions/parties.js';
 import { OthersNewsTracker } from '../sessions/others-news.js';
 import type { LogEntry } from '../sessions/session-log.js';
 import type { Session } from '../sessions/session.js';
 import { toldLine, withToldLine } from './told-line.js';
 
-/** A session as the news sees it: 'logged' entries, and a kernel's names (read again on request). */
+/** A session as the news sees it: 'logged' entries, and its names (read again on request). */
 class FakeSession extends EventEmitter {
   private nextId = 1;
   refreshes = 0;
   /** What a refresh reads (another client's cells change the kernel without telling us). */
   inKernel: NameFingerprints = new Map();
-  readonly kernel = {
-    nameFingerprints: new Map() as NameFingerprints,
-    namesStale: false,
-    refreshNames: async () => {
-      this.refreshes++;
-      this.kernel.nameFingerprints = this.inKernel;
-      this.kernel.namesStale = false;
-      return this.inKernel;
-    },
+  nameFingerprints: NameFingerprints = new Map();
+  namesStale = false;
+  refreshNames = async (): Promise<NameFingerprints> => {
+    this.refreshes++;
+    this.nameFingerprints = this.inKernel;
+    this.namesStale = false;
+    return this.inKernel;
   };
 
   /** A cell `client` ran that left `names` in the kernel. */
   ran(client: string, executionCount: number | null, names: Record<string, string>, kind?: 'tool'): void {
     this.inKernel = new Map(Object.entries(names));
-    if (client === ANOTHER_CLIENT) this.kernel.namesStale = true; // no reply of ours carried them
-    else this.kernel.nameFingerprints = this.inKernel;
+    if (client === ANOTHER_CLIENT) this.namesStale = true; // no reply of ours carried them
+    else this.nameFingerprints = this.inKernel;
     const entry = { id: this.nextId++, kind, client, executionCount, code: '', time: '', status: 'ok', durationMs: 1, outputs: [] } as LogEntry;
     this.emit('logged', entry);
   }
@@ -105,7 +103,7 @@ test('names that cannot be read in time leave the names out, not the line', asyn
   const session = new FakeSession();
   let release = () => undefined as void;
   // Behind a cell that runs on: it answers only once the line has gone out.
-  session.kernel.refreshNames = () => new Promise<NameFingerprints>((resolve) => (release = () => resolve(new Map())));
+  session.refreshNames = () => new Promise<NameFingerprints>((resolve) => (release = () => resolve(new Map())));
   const alive = setInterval(() => undefined, 1000); // the daemon's event loop, which the wait's own timer does not hold
   const me = new OthersNewsTracker(() => 'claude-code', 50);
   await call(me, session);

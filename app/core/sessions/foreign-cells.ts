@@ -8,8 +8,6 @@ import type { ForeignCell } from '../kernel/foreign-cells.js';
 import type { LogEntry, LogOutput } from './session-log.js';
 import { ANOTHER_CLIENT } from './parties.js';
 
-export { ANOTHER_CLIENT };
-
 /** The log entry of another client's cell, with its outputs as the log keeps them. */
 export function foreignCellEntry(cell: ForeignCell, outputs: LogOutput[]): Omit<LogEntry, 'id'> {
   const { result } = cell;

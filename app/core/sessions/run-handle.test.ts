@@ -62,9 +62,16 @@ test('a caller tied to a run stops it by giving up inside its wait; untied, it n
 });
 
 test('waitUpTo comes back empty-handed when the run goes on, and a failure reaches the waiters', async () => {
-  const handle = new RunRegistry('s').create({ kind: 'code', code: 'x', client: 'c', textCap: 10 });
-  assert.equal(await handle.waitUpTo(5), undefined);
-  handle.fail(new Error('cancelled'));
-  await assert.rejects(handle.waitUpTo(5), /cancelled/);
-  assert.equal(handle.state, 'done');
+  // The wait's timer is unref'd (a daemon or a client keeps the loop alive); here nothing else
+  // would, and the test's process could end inside the wait.
+  const alive = setInterval(() => undefined, 60_000);
+  try {
+    const handle = new RunRegistry('s').create({ kind: 'code', code: 'x', client: 'c', textCap: 10 });
+    assert.equal(await handle.waitUpTo(5), undefined);
+    handle.fail(new Error('cancelled'));
+    await assert.rejects(handle.waitUpTo(5), /cancelled/);
+    assert.equal(handle.state, 'done');
+  } finally {
+    clearInterval(alive);
+  }
 });

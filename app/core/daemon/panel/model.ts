@@ -15,7 +15,7 @@ import type { SessionManager } from '../../sessions/session-manager.js';
 import { SESSION_NAME } from '../../sessions/session-manager.js';
 import type { Session } from '../../sessions/session.js';
 import type { LogEntry } from '../../sessions/session-log.js';
-import { ANOTHER_CLIENT } from '../../sessions/foreign-cells.js';
+import { ANOTHER_CLIENT } from '../../sessions/parties.js';
 import type { Output } from '../../kernel/outputs.js';
 import { entryView, type EntryView } from './log.js';
 import { LiveOutputs, type LiveOutputView } from './live-output.js';
