@@ -17,7 +17,7 @@
  * the packages (how the venv route is tested on a machine that has them).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -182,12 +182,37 @@ const line = `test setup: ${[python.said, setUpClients(), chromium()].join('; ')
 console.log(line);
 log(line);
 
+/**
+ * `node --test <folder>` runs the folder's test files on Node 20, while Node 22 and 24 read each
+ * argument as a glob and try to run the folder itself as one test file. A folder is therefore
+ * handed over as its test files, which every Node reads alike.
+ */
+function testFilesOf(args) {
+  if (!args.includes('--test')) return args;
+  const files = (dir) =>
+    readdirSync(dir, { withFileTypes: true })
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .flatMap((entry) => {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : files(path);
+        return /\.test\.[cm]?js$/.test(entry.name) ? [path] : [];
+      });
+  return args.flatMap((arg) => {
+    if (arg.startsWith('-')) return [arg];
+    try {
+      return statSync(arg).isDirectory() ? files(arg) : [arg];
+    } catch {
+      return [arg];
+    }
+  });
+}
+
 const [command, ...args] = process.argv.slice(2);
 if (python.failed) process.exit(1);
 if (command) {
   const env = { ...process.env, PYTHON_SESSION_TEST_PYTHON: python.python };
   // `node` means the Node running this script: the tests run on the Node npm test was started with.
-  const child = spawn(command === 'node' ? process.execPath : command, args, { stdio: 'inherit', env });
+  const child = spawn(command === 'node' ? process.execPath : command, command === 'node' ? testFilesOf(args) : args, { stdio: 'inherit', env });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code) => process.exit(code ?? 1));
 }
