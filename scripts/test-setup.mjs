@@ -163,7 +163,7 @@ function testFilesMentioning(dir, needle) {
 function setUpClients() {
   if (clientsPresent()) return 'client binaries: present';
   const suites = testFilesMentioning(join(ROOT, 'dist', 'e2e', 'clients'), 'missingClient').join(', ');
-  const bash = spawnSync('bash', [join(ROOT, 'e2e', 'clients', 'install-clients.sh')], { encoding: 'utf8', timeout: 10 * 60_000 });
+  const bash = spawnSync('bash', [join(ROOT, 'e2e', 'clients', 'install-clients.sh')], { encoding: 'utf8', timeout: 5 * 60_000 });
   log(`install-clients.sh (exit ${bash.status}):\n${bash.stdout}\n${bash.stderr}`);
   if (bash.status === 0 && clientsPresent()) return 'client binaries: installed from npm into .test-tools';
   const why = bash.error ? bash.error.message : ((bash.stderr ?? '').trim().split('\n').at(-1) ?? `exit ${bash.status}`);
