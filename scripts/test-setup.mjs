@@ -166,14 +166,15 @@ function setUpClients() {
   const bash = spawnSync('bash', [join(ROOT, 'e2e', 'clients', 'install-clients.sh')], { encoding: 'utf8', timeout: 5 * 60_000 });
   log(`install-clients.sh (exit ${bash.status}):\n${bash.stdout}\n${bash.stderr}`);
   if (bash.status === 0 && clientsPresent()) return 'client binaries: installed from npm into .test-tools';
-  const why = bash.error ? bash.error.message : ((bash.stderr ?? '').trim().split('\n').at(-1) ?? `exit ${bash.status}`);
-  return `client binaries: could not be installed (${why}), so ${suites || 'the client suites'} skip`;
+  const said = (bash.stderr ?? '').split('\n').filter((l) => l.trim());
+  const why = bash.error ? bash.error.message : (said.find((l) => /^npm (error|ERR!)/.test(l)) ?? said.at(-1) ?? `exit ${bash.status}`);
+  return `client binaries: could not be installed (${why}; see ${LOG}), so the client tests in ${suites || 'e2e/clients'} skip`;
 }
 
 function chromium() {
   const path = process.env.PYTHON_SESSION_CHROMIUM || '/usr/bin/chromium';
   if (existsSync(path)) return 'Chromium: present';
-  const suites = testFilesMentioning(join(ROOT, 'dist', 'e2e'), 'NO_CHROMIUM').join(', ');
+  const suites = testFilesMentioning(join(ROOT, 'dist', 'e2e'), 'CHROMIUM').join(', ');
   return `no Chromium at ${path} (apt-get install chromium), so the panel checks in ${suites} skip`;
 }
 
