@@ -79,15 +79,24 @@ function makeVenv() {
     if (made.status === 0) {
       // --retries 0 and a short timeout: where the default index is unreachable pip moves on to a
       // configured local one at once instead of backing off on every package.
-      const pip = spawnSync(venvPython(building), ['-m', 'pip', 'install', '--retries', '0', '--timeout', '30', '--progress-bar', 'off', '--disable-pip-version-check', ...MODULES], {
-        encoding: 'utf8',
-        timeout: 20 * 60_000,
-      });
-      log(`pip install in a venv from ${base} (exit ${pip.status}):\n${pip.stdout}\n${pip.stderr}`);
+      const pip = (...names) => {
+        const r = spawnSync(venvPython(building), ['-m', 'pip', 'install', '--retries', '0', '--timeout', '30', '--progress-bar', 'off', '--disable-pip-version-check', ...names], {
+          encoding: 'utf8',
+          timeout: 15 * 60_000,
+        });
+        log(`pip install ${names.join(' ')} in a venv from ${base} (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+        return r;
+      };
+      // The kernel first; then the rest together, and one by one if the index lacks one of them,
+      // so that a package it lacks costs only the tests that use it.
+      const kernel = pip('ipykernel');
+      const rest = MODULES.filter((name) => name !== 'ipykernel');
+      if (kernel.status === 0 && pip(...rest).status !== 0) for (const name of rest) pip(name);
+      const pipResult = kernel;
       const missing = missingModules(venvPython(building));
       if (missing.includes('ipykernel')) {
         rmSync(building, { recursive: true, force: true });
-        const error = (pip.stderr ?? '').split('\n').find((line) => line.startsWith('ERROR')) ?? `exit ${pip.status}`;
+        const error = (pipResult.stderr ?? '').split('\n').find((line) => line.startsWith('ERROR')) ?? `exit ${pipResult.status}`;
         tried.push(`pip could not install ipykernel into a venv from ${base} (${error})`);
         continue;
       }
@@ -124,7 +133,8 @@ function choosePython() {
   if (existsSync(venvPython(VENV))) {
     const missing = missingModules(venvPython(VENV));
     if (!missing.includes('ipykernel')) {
-      return { python: venvPython(VENV), said: `Python: ${venvPython(VENV)} (${why})${missing.length ? `, which lacks ${missing.join(', ')}` : ''}` };
+      const remake = missing.length ? `, which lacks ${missing.join(', ')} (remove it to have it made again)` : '';
+      return { python: venvPython(VENV), said: `Python: ${venvPython(VENV)} (${why})${remake}` };
     }
     rmSync(VENV, { recursive: true, force: true }); // broken (its base Python gone?): made again
   }
