@@ -120,7 +120,9 @@ export async function runSoak(options: Options): Promise<{ ok: boolean; report: 
     `soak: ${options.calls} calls through one shim (at most ${options.minutes} min), Node ${process.version}, Python ${options.python}, state ${home}\n\n` +
       '| calls | s | daemon RSS (MB) | kernel RSS (MB) | p50 (ms) | p99 (ms) |\n| --- | --- | --- | --- | --- | --- |\n',
   );
-  await run('import matplotlib\nmatplotlib.use("agg")\nimport matplotlib.pyplot as plt\nimport time\nx = 0  # soak setup');
+  // The kernel's own matplotlib backend, as a user's session has it (a forced "agg" keeps every
+  // figure open, and the kernel's memory would measure that instead).
+  await run('import matplotlib.pyplot as plt\nimport time\nx = 0  # soak setup');
   let stoppedEarly = false;
   let nextSample = options.every;
   let baselineTaken = false;
@@ -199,6 +201,10 @@ export async function runSoak(options: Options): Promise<{ ok: boolean; report: 
     while (nextSample <= calls) nextSample += options.every;
   }
   if (samples.at(-1)?.calls !== calls) await sample();
+  // What the kernel holds that grows with every cell (IPython's own bookkeeping): the figures
+  // left open and the names in its namespace (IPython adds `_i<N>` for every cell).
+  const held = await client.callTool({ name: 'get_value', arguments: { expression: '[len(plt.get_fignums()), len(get_ipython().user_ns)]' } }, undefined, { timeout: 120_000 });
+  const [openFigures, namespaceSize] = ((held as Result).structuredContent?.value as [number, number] | undefined) ?? [NaN, NaN];
 
   // Every run in the log exactly once (the log is appended before each reply leaves).
   const entries = readFileSync(join(home, 'sessions', 'default', 'log.jsonl'), 'utf8')
@@ -235,11 +241,11 @@ export async function runSoak(options: Options): Promise<{ ok: boolean; report: 
     baseline
       ? `daemon: ${baseline.daemon_rss_mb} MB after ${baseline.calls} calls → ${last.daemon_rss_mb} MB after ${last.calls} (${growth! >= 0 ? '+' : ''}${growth!.toFixed(1)} MB; allowance +${ALLOWANCE_MB} MB): ${memoryOk ? 'ok' : 'OVER'}.`
       : `daemon: fewer than ${BASELINE_CALLS} calls, no growth check.`,
-    `kernel: ${samples[0].kernel_rss_mb} → ${last.kernel_rss_mb} MB.`,
+    `kernel: ${samples[0].kernel_rss_mb} → ${last.kernel_rss_mb} MB; ${openFigures} figures open, ${namespaceSize} names in its namespace.`,
     ...(problems.length ? ['wrong answers:', ...problems.map((p) => `  ${p}`)] : ['every answer was the expected one.']),
   ];
   const ok = logOk && memoryOk && problems.length === 0;
-  writeBenchResult('soak', { date: new Date().toISOString(), node: process.version, python: options.python, calls, runs: runsSent.length, seconds, stopped_early: stoppedEarly, samples, log_ok: logOk, missing: missing.slice(0, 5), twice: twice.slice(0, 5), unexpected: unexpected.slice(0, 5), daemon_growth_mb: growth, problems, ok });
+  writeBenchResult('soak', { date: new Date().toISOString(), node: process.version, python: options.python, calls, runs: runsSent.length, seconds, stopped_early: stoppedEarly, samples, log_ok: logOk, missing: missing.slice(0, 5), twice: twice.slice(0, 5), unexpected: unexpected.slice(0, 5), daemon_growth_mb: growth, open_figures: openFigures, namespace_size: namespaceSize, problems, ok });
   return { ok, report: lines.join('\n') };
 }
 
