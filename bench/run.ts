@@ -15,6 +15,14 @@ import { runWorkerBench, workerTable } from './worker-engine.js';
 import { runWorkerMcpBench, workerMcpTable } from './worker-mcp.js';
 import { median, quantile } from './stats.js';
 
+// `npm run bench -- soak [calls] [--minutes M]`: the soak alone (bench/soak.ts), not the table.
+if (process.argv[2] === 'soak') {
+  const { runSoak, parseSoakOptions } = await import('./soak.js');
+  const { ok, report } = await runSoak(parseSoakOptions(process.argv.slice(3)));
+  console.log(report);
+  process.exit(ok ? 0 : 1);
+}
+
 const python = process.env.PYTHON_SESSION_TEST_PYTHON || '/usr/bin/python3';
 const runs = Number(process.env.BENCH_RUNS ?? 200);
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
