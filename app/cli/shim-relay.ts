@@ -3,7 +3,9 @@
  * It passes newline-delimited JSON-RPC through untouched, reading only enough to keep the
  * session whole across a daemon that goes away:
  *
- * - the client's `initialize` (kept, to replay to a new daemon) and `notifications/initialized`;
+ * - the client's `initialize` (kept, to replay to a new daemon) and `notifications/initialized`
+ *   (a 2026-07-28 client sends neither: each of its requests stands alone, so there is nothing
+ *   to replay, and its name comes from the `_meta` of its requests);
  * - the ids of the client's requests in flight — when the daemon drops, each gets an error at
  *   once, so no call hangs;
  * - the ids of the daemon's requests to the client — a reply to a request from a daemon that is
@@ -24,6 +26,7 @@
  */
 import type { OversizedLine } from '../core/daemon/json-lines.js';
 import { initializeResult, type QuickAnswers } from './quick-answers.js';
+import { completeResult, declaredClientName, declaredVersion, DISCOVER_METHOD, STATELESS_REVISION } from '../core/mcp/revisions.js';
 import type { DaemonConnector, DaemonLink } from './daemon-link.js';
 
 /**
@@ -237,17 +240,22 @@ export class ShimRelay {
   }
 
   /**
-   * While no daemon is linked: initialize and tools/list answered from the quick answers (a
-   * client that gives a new server a second, as Codex does, then has our tools), and the client's
-   * `notifications/initialized` held for the replay that initializes the daemon.
+   * While no daemon is linked: initialize, tools/list and server/discover answered from the
+   * quick answers (a client that gives a new server a second, as Codex does, then has our tools),
+   * and the client's `notifications/initialized` held for the replay that initializes the daemon.
    */
   private answeredHere(message: Message): boolean {
     if (message.method === 'notifications/initialized') return this.initializeAnsweredHere;
-    if (!hasId(message) || (message.method !== 'initialize' && message.method !== 'tools/list')) return false;
+    if (!hasId(message) || (message.method !== 'initialize' && message.method !== 'tools/list' && message.method !== DISCOVER_METHOD)) return false;
     const answers = this.answers();
     if (!answers) return false;
+    const version = declaredVersion(message.params);
+    // A version the daemon would refuse is the daemon's to refuse (server/discover answers any).
+    if (version !== undefined && version !== STATELESS_REVISION && message.method !== DISCOVER_METHOD) return false;
     let result: Record<string, unknown>;
-    if (message.method === 'initialize') {
+    if (message.method === DISCOVER_METHOD) {
+      result = answers.discover;
+    } else if (message.method === 'initialize') {
       if (this.initializeAnsweredHere || this.lastDaemonPid !== null) return false;
       this.initializeAnsweredHere = true;
       result = initializeResult(answers, message.params?.protocolVersion);
@@ -256,6 +264,7 @@ export class ShimRelay {
       if (message.params?.cursor !== undefined) return false; // one page is all the answers hold
       result = answers.tools;
       this.toolsServedHere = JSON.stringify(result);
+      if (version === STATELESS_REVISION) result = completeResult(result);
     }
     this.inflight.delete(key(message.id));
     this.options.writeToClient(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
@@ -283,6 +292,8 @@ export class ShimRelay {
         this.initialize = message;
         const name = (message.params?.clientInfo as { name?: unknown } | undefined)?.name;
         if (typeof name === 'string' && name.trim()) this.clientName = name.trim();
+      } else if (!this.initialize) {
+        this.clientName = declaredClientName(message.params) ?? this.clientName;
       }
     } else if (isNotification(message)) {
       if (message.method === 'notifications/initialized') this.initialized = true;

@@ -1,0 +1,62 @@
+/**
+ * The two MCP revisions served over stdio, chosen per connection by what the client sends:
+ *
+ * - the `initialize` handshake (2025-11-25, 2025-06-18, 2025-03-26 and older), and
+ * - the stateless 2026-07-28: no handshake; `server/discover` says what the server is, and every
+ *   request carries the client's version, name and capabilities in its `_meta`; results carry
+ *   `resultType`.
+ *
+ * No imports: the shim (built-ins only) answers `server/discover` and reads `_meta` with these too.
+ */
+
+export const STATELESS_REVISION = '2026-07-28';
+
+/** The `_meta` keys of a 2026-07-28 request. */
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+
+/** The JSON-RPC error for a request whose `_meta` names a version the server does not speak. */
+export const UNSUPPORTED_PROTOCOL_VERSION_CODE = -32022;
+
+export const DISCOVER_METHOD = 'server/discover';
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The protocol version a request's `_meta` declares (2026-07-28 and later), or undefined for a request of the handshake revisions. */
+export function declaredVersion(params: unknown): string | undefined {
+  if (!isRecord(params) || !isRecord(params._meta)) return undefined;
+  const version = params._meta[META_PROTOCOL_VERSION];
+  return typeof version === 'string' ? version : undefined;
+}
+
+/** The client's name from a request's `_meta`, when it gives one. */
+export function declaredClientName(params: unknown): string | undefined {
+  if (!isRecord(params) || !isRecord(params._meta)) return undefined;
+  const info = params._meta[META_CLIENT_INFO];
+  const name = isRecord(info) ? info.name : undefined;
+  return typeof name === 'string' && name.trim() ? name.trim() : undefined;
+}
+
+/** Every version served: the stateless one first, then what `initialize` negotiates (newest first). */
+export function supportedVersions(handshakeVersions: readonly string[]): string[] {
+  return [STATELESS_REVISION, ...handshakeVersions.filter((v) => v !== STATELESS_REVISION)];
+}
+
+/** The error for a request declaring a version not in `supported`. */
+export function unsupportedVersionError(id: string | number, requested: string, supported: readonly string[]): Record<string, unknown> {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: UNSUPPORTED_PROTOCOL_VERSION_CODE,
+      message: `Unsupported protocol version ${requested}; this server speaks ${supported.join(', ')}.`,
+      data: { requested, supported: [...supported] },
+    },
+  };
+}
+
+/** A result for a 2026-07-28 request: every one says whether it is complete. */
+export function completeResult(result: Record<string, unknown>): Record<string, unknown> {
+  return result.resultType === undefined ? { resultType: 'complete', ...result } : result;
+}
