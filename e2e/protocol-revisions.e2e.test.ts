@@ -126,6 +126,14 @@ describe('MCP 2026-07-28 (stateless) beside the initialize handshake', () => {
     assert.deepEqual(client.received.filter((m) => m.method === 'roots/list'), [], 'no server-to-client request in this revision');
   });
 
+  test('subscriptions/listen is acknowledged with the subset honoured, tagged with its id, and stays open', async () => {
+    client.send({ id: 'listen-1', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, promptsListChanged: true }, _meta: RawClient.meta() } });
+    const ack = await waitFor('the acknowledgement', () => client.received.find((m) => m.method === 'notifications/subscriptions/acknowledged'), { timeoutMs: 30_000 });
+    assert.deepEqual(ack.params, { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' } }, 'no prompts here: not acknowledged');
+    await client.stateless('tools/list'); // answered after the acknowledgement: the stream is open, not answered
+    assert.equal(client.received.find((m) => m.id === 'listen-1' && m.method === undefined), undefined);
+  });
+
   test('a request declaring a version the server does not speak is refused with UnsupportedProtocolVersion', async () => {
     const refused = await client.request('tools/list', { _meta: RawClient.meta('2099-01-01') });
     assert.equal(refused.error.code, -32022);

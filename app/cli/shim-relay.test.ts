@@ -377,6 +377,21 @@ describe('a 2026-07-28 client (no initialize; its version and name in each reque
     assert.deepEqual(link.sentMethods(), ['tools/call', 'tools/list'], 'no initialize to replay');
   });
 
+  test('tools that differ from the daemon’s are announced on each subscriptions/listen stream that asked, tagged with its id, and nowhere else', async () => {
+    let connect!: () => void;
+    const link = new FakeLink(100);
+    const { send, toClient } = setup([new Promise<FakeLink>((resolve) => (connect = () => resolve(link)))]);
+    send({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: meta() });
+    send({ jsonrpc: '2.0', id: 'listen-tools', method: 'subscriptions/listen', params: { ...meta(), notifications: { toolsListChanged: true } } });
+    send({ jsonrpc: '2.0', id: 'listen-other', method: 'subscriptions/listen', params: { ...meta(), notifications: { resourcesListChanged: true } } });
+    connect();
+    await waitFor('the streams and the tools check to reach the daemon', () => link.sent.length === 3);
+    assert.deepEqual(link.sentMethods(), ['subscriptions/listen', 'subscriptions/listen', 'tools/list']);
+    link.emit({ jsonrpc: '2.0', id: (link.sent[2] as { id: string }).id, result: { tools: [] } });
+    await waitFor('the notification', () => toClient.length === 2);
+    assert.deepEqual(toClient[1], { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-tools' } } });
+  });
+
   test('a request declaring a version the daemon does not speak goes to the daemon, which refuses it', async () => {
     const link = new FakeLink(100);
     const { send, toClient } = setup([link]);

@@ -26,7 +26,7 @@
  */
 import type { OversizedLine } from '../core/daemon/json-lines.js';
 import { initializeResult, type QuickAnswers } from './quick-answers.js';
-import { completeResult, declaredClientName, declaredVersion, DISCOVER_METHOD, STATELESS_REVISION } from '../core/mcp/revisions.js';
+import { completeResult, declaredClientName, declaredVersion, DISCOVER_METHOD, LISTEN_METHOD, listensForTools, STATELESS_REVISION, toolsChangedOn } from '../core/mcp/revisions.js';
 import type { DaemonConnector, DaemonLink } from './daemon-link.js';
 
 /**
@@ -176,6 +176,8 @@ export class ShimRelay {
   private clientName = 'unknown';
   /** The client's requests awaiting an answer: id key → method. */
   private readonly inflight = new Map<string, string>();
+  /** A 2026-07-28 client's `subscriptions/listen` streams that asked for tools/list_changed, by id key. */
+  private readonly toolSubscriptions = new Map<string, Id>();
   /** The daemon's requests to the client on the current link. */
   private readonly daemonRequests = new Set<string>();
   private lastDaemonPid: number | null = null;
@@ -295,10 +297,14 @@ export class ShimRelay {
       } else if (!this.initialize) {
         this.clientName = declaredClientName(message.params) ?? this.clientName;
       }
+      if (message.method === LISTEN_METHOD && listensForTools(message.params)) this.toolSubscriptions.set(key(message.id), message.id as Id);
     } else if (isNotification(message)) {
       if (message.method === 'notifications/initialized') this.initialized = true;
       // A cancelled request may never be answered; it is no longer ours to answer either.
-      if (message.method === 'notifications/cancelled') this.inflight.delete(key(message.params?.requestId));
+      if (message.method === 'notifications/cancelled') {
+        this.inflight.delete(key(message.params?.requestId));
+        this.toolSubscriptions.delete(key(message.params?.requestId));
+      }
     }
   }
 
@@ -355,6 +361,7 @@ export class ShimRelay {
     if (link !== this.link) return;
     this.link = null;
     this.daemonRequests.clear();
+    this.toolSubscriptions.clear(); // their requests are answered with an error below: the streams ended
     if (this.closed) return;
     const lost = this.failInflight(DAEMON_STOPPED_MESSAGE);
     this.diagnostics(`the daemon connection closed${lost ? `; ${lost} call(s) in flight were answered with an error` : ''}`);
@@ -437,7 +444,9 @@ export class ShimRelay {
       if (this.closed || link !== this.link) return;
     }
     this.diagnostics('the tools given from the quick answers differ from the daemon\'s; the client is told to list them again');
-    this.options.writeToClient(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }));
+    // A 2026-07-28 client hears of it only on the streams it opened for it (the daemon acknowledged them first).
+    if (this.initialize) this.options.writeToClient(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }));
+    else for (const id of this.toolSubscriptions.values()) this.options.writeToClient(JSON.stringify(toolsChangedOn(id)));
   }
 
   /** Answers every request in flight with an error; returns how many there were. */

@@ -8,14 +8,28 @@
  *   UnsupportedProtocolVersion and never reaches a handler;
  * - a result to a request that declared 2026-07-28 carries `resultType: "complete"`;
  * - the client's name from `_meta` is kept (the handshake's `clientInfo` has no stateless twin),
- *   and `onStatelessClient` is told once, at the first such request (in place of `initialized`).
+ *   and `onStatelessClient` is told once, at the first such request (in place of `initialized`);
+ * - `subscriptions/listen` is answered here: acknowledged at once (tools/list_changed is the one
+ *   change this server announces) and held open; the server's `notifications/tools/list_changed`
+ *   then goes to each such subscription, tagged with its id, and to a stateless client that
+ *   opened none, not at all (it never asked for it).
  *
  * `server/discover` itself is a request handler on the server (server.ts), so the in-memory
  * description (describe-server.ts) asks it as a client would.
  */
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { completeResult, declaredClientName, declaredVersion, STATELESS_REVISION, unsupportedVersionError } from './revisions.js';
+import {
+  completeResult,
+  declaredClientName,
+  declaredVersion,
+  LISTEN_METHOD,
+  listensForTools,
+  STATELESS_REVISION,
+  subscriptionAcknowledged,
+  toolsChangedOn,
+  unsupportedVersionError,
+} from './revisions.js';
 
 type Id = string | number;
 const key = (id: unknown) => JSON.stringify(id);
@@ -36,6 +50,8 @@ export class RevisionTransport implements Transport {
   private statelessSeen = false;
   /** Stateless requests awaiting their result. */
   private readonly stateless = new Set<string>();
+  /** Open `subscriptions/listen` streams that asked for tools/list_changed, by id key. */
+  private readonly toolSubscriptions = new Map<string, Id>();
 
   constructor(
     private readonly inner: Transport,
@@ -56,7 +72,10 @@ export class RevisionTransport implements Transport {
   private fromClient(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     const m = message as { id?: Id; method?: unknown; params?: { requestId?: unknown } };
     // A cancelled request gets no result: forget it.
-    if (m.method === 'notifications/cancelled') this.stateless.delete(key(m.params?.requestId));
+    if (m.method === 'notifications/cancelled') {
+      this.stateless.delete(key(m.params?.requestId));
+      this.toolSubscriptions.delete(key(m.params?.requestId)); // the client closed that stream
+    }
     if (typeof m.method === 'string' && m.id !== undefined) {
       const version = declaredVersion(m.params);
       if (version !== undefined) {
@@ -65,6 +84,7 @@ export class RevisionTransport implements Transport {
           return;
         }
         if (version === STATELESS_REVISION) {
+          if (m.method === LISTEN_METHOD) return this.listen(m.id, m.params);
           this.stateless.add(key(m.id));
           this.statelessClientName = declaredClientName(m.params) ?? this.statelessClientName;
           if (!this.statelessSeen) {
@@ -77,8 +97,17 @@ export class RevisionTransport implements Transport {
     this.onmessage?.(message, extra);
   }
 
+  private listen(id: Id, params: unknown): void {
+    const tools = listensForTools(params);
+    if (tools) this.toolSubscriptions.set(key(id), id);
+    void this.inner.send(subscriptionAcknowledged(id, tools) as JSONRPCMessage).catch((e: Error) => this.onerror?.(e));
+  }
+
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const m = message as { id?: Id; result?: Record<string, unknown>; error?: unknown };
+    const m = message as { id?: Id; method?: string; result?: Record<string, unknown>; error?: unknown };
+    if (m.method === 'notifications/tools/list_changed' && this.statelessSeen) {
+      return Promise.all([...this.toolSubscriptions.values()].map((id) => this.inner.send(toolsChangedOn(id) as JSONRPCMessage, options))).then(() => undefined);
+    }
     if (m.id !== undefined && (m.result !== undefined || m.error !== undefined) && this.stateless.delete(key(m.id)) && m.result) {
       message = { ...message, result: completeResult(m.result) } as JSONRPCMessage;
     }

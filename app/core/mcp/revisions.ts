@@ -6,6 +6,9 @@
  *   request carries the client's version, name and capabilities in its `_meta`; results carry
  *   `resultType`.
  *
+ * Change notifications reach a 2026-07-28 client only on a `subscriptions/listen` stream it opened,
+ * tagged with that request's id.
+ *
  * No imports: the shim (built-ins only) answers `server/discover` and reads `_meta` with these too.
  */
 
@@ -59,4 +62,29 @@ export function unsupportedVersionError(id: string | number, requested: string, 
 /** A result for a 2026-07-28 request: every one says whether it is complete. */
 export function completeResult(result: Record<string, unknown>): Record<string, unknown> {
   return result.resultType === undefined ? { resultType: 'complete', ...result } : result;
+}
+
+export const LISTEN_METHOD = 'subscriptions/listen';
+export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+/**
+ * Whether a `subscriptions/listen` request asks for `notifications/tools/list_changed`, the one
+ * change this server can announce (no prompts or resources).
+ */
+export function listensForTools(params: unknown): boolean {
+  return isRecord(params) && isRecord(params.notifications) && params.notifications.toolsListChanged === true;
+}
+
+/** The acknowledgement a subscription opens with: the subset of what it asked for that is honoured. */
+export function subscriptionAcknowledged(id: string | number, tools: boolean): Record<string, unknown> {
+  return {
+    jsonrpc: '2.0',
+    method: 'notifications/subscriptions/acknowledged',
+    params: { notifications: tools ? { toolsListChanged: true } : {}, _meta: { [META_SUBSCRIPTION_ID]: id } },
+  };
+}
+
+/** `notifications/tools/list_changed` on the subscription opened by request `id`. */
+export function toolsChangedOn(id: string | number): Record<string, unknown> {
+  return { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [META_SUBSCRIPTION_ID]: id } } };
 }
