@@ -77,24 +77,6 @@ export function teed(command: { command: string; args: string[] }, folders: RunF
   return { command: process.execPath, args: [WIRE_TEE, wireLog(folders), command.command, ...command.args] };
 }
 
-/**
- * The state folder as after the app was installed and started once (README's first command):
- * a daemon ran there and stopped, leaving what it writes for later shims (its MCP answers).
- * The client's shim then has to start a daemon of its own, as after a reboot.
- */
-export async function primeStateFolder(folders: RunFolders): Promise<void> {
-  const env = serverEnv(folders);
-  const daemon = spawn(SERVER_COMMAND.command, [...SERVER_COMMAND.args, 'serve'], { env, stdio: 'ignore' });
-  const exited = new Promise((resolve) => daemon.once('exit', resolve));
-  try {
-    const answers = daemonFiles(folders.state).answers;
-    await waitFor('the daemon to write its MCP answers', () => existsSync(answers), { timeoutMs: 60_000 });
-  } finally {
-    spawnSync(SERVER_COMMAND.command, [...SERVER_COMMAND.args, 'stop'], { env, stdio: 'ignore', timeout: 30_000 });
-    await exited;
-  }
-}
-
 export interface ScriptedRunOptions {
   api: SessionSpec['api'];
   script: Step[];

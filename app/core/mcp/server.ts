@@ -52,6 +52,11 @@ export class RevisionAwareMcpServer extends McpServer {
       capabilities: this.capabilities(),
       serverInfo: this.serverInfo,
       instructions: this.instructions,
+      // Caching hints (required by Codex 0.171's 2026-07-28 client): the same for every user (no
+      // path or user data: the package ships it), and valid only for this server's life, which a
+      // client cannot see, so it asks again each time (a local round trip).
+      ttlMs: 0,
+      cacheScope: 'public',
     }));
   }
 
