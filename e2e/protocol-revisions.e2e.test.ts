@@ -103,10 +103,12 @@ describe('MCP 2026-07-28 (stateless) beside the initialize handshake', () => {
     const packaged = JSON.parse(readFileSync(PACKAGED, 'utf8'));
     assert.deepEqual(discover.result, packaged.discover);
     assert.equal(discover.result.resultType, 'complete');
-    assert.equal(discover.result.supportedVersions[0], REVISION);
-    assert.ok(discover.result.supportedVersions.includes('2025-11-25'));
+    assert.deepEqual(discover.result.supportedVersions, [REVISION], 'the handshake versions are reached through initialize');
     assert.ok(discover.result.capabilities.tools);
-    assert.equal(discover.result.serverInfo.name, 'python-session');
+    assert.equal(discover.result._meta['io.modelcontextprotocol/serverInfo'].name, 'python-session');
+    assert.equal(discover.result.serverInfo, undefined, 'DiscoverResult names the server in _meta');
+    assert.equal(typeof discover.result.ttlMs, 'number');
+    assert.equal(discover.result.cacheScope, 'public');
     const tools = await client.stateless('tools/list');
     assert.equal(tools.result.resultType, 'complete');
     assert.ok(tools.result.tools.some((t: { name: string }) => t.name === 'run_python'));

@@ -80,7 +80,7 @@ export function readQuickAnswers(path: string, version: string): QuickAnswers | 
   if (!isStringList(protocolVersions)) return null;
   if (!isRecord(initialize) || !isRecord(initialize.capabilities) || !isRecord(initialize.serverInfo)) return null;
   if (!isRecord(tools) || !Array.isArray(tools.tools) || !tools.tools.every(isRecord)) return null;
-  if (!isRecord(discover) || !isStringList(discover.supportedVersions) || !isRecord(discover.capabilities) || !isRecord(discover.serverInfo)) return null;
+  if (!isRecord(discover) || !isStringList(discover.supportedVersions) || !isRecord(discover.capabilities)) return null;
   return { version, protocolVersions, initialize, tools, discover };
 }
 

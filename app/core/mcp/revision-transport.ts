@@ -35,7 +35,7 @@ type Id = string | number;
 const key = (id: unknown) => JSON.stringify(id);
 
 export interface RevisionHooks {
-  /** Every version served (revisions.ts supportedVersions). */
+  /** The versions a request may declare in `_meta` (revisions.ts STATELESS_VERSIONS). */
   supported: readonly string[];
   /** Called once, at the first request of the stateless revision. */
   onStatelessClient?: () => void;

@@ -41,10 +41,14 @@ export function declaredClientName(params: unknown): string | undefined {
   return typeof name === 'string' && name.trim() ? name.trim() : undefined;
 }
 
-/** Every version served: the stateless one first, then what `initialize` negotiates (newest first). */
-export function supportedVersions(handshakeVersions: readonly string[]): string[] {
-  return [STATELESS_REVISION, ...handshakeVersions.filter((v) => v !== STATELESS_REVISION)];
-}
+/**
+ * The versions a request may declare in `_meta`, as `server/discover` lists them. The handshake
+ * revisions are not among them: a client reaches those with `initialize`, which negotiates them.
+ */
+export const STATELESS_VERSIONS: readonly string[] = [STATELESS_REVISION];
+
+/** Where a 2026-07-28 result names the server (DiscoverResult has no serverInfo member). */
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
 /** The error for a request declaring a version not in `supported`. */
 export function unsupportedVersionError(id: string | number, requested: string, supported: readonly string[]): Record<string, unknown> {

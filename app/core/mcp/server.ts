@@ -4,7 +4,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { SUPPORTED_PROTOCOL_VERSIONS, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { packageHomepage, packageVersion } from '../package-root.js';
 import type { DaemonServices } from '../services.js';
@@ -15,7 +15,7 @@ import { registerAnalysisTools } from '../tools/analysis-tools.js';
 import type { ToolContext, ToolRegistrar } from '../tools/tool-context.js';
 import { ClientFolder } from './client-folder.js';
 import { FolderNotices, noteSessionFolders } from './folder-notices.js';
-import { DISCOVER_METHOD, supportedVersions } from './revisions.js';
+import { DISCOVER_METHOD, META_SERVER_INFO, STATELESS_VERSIONS } from './revisions.js';
 import { RevisionTransport } from './revision-transport.js';
 
 const REGISTRARS: ToolRegistrar[] = [registerSessionTools, registerCodeTools, registerAnalysisTools, registerRecordTools];
@@ -24,9 +24,6 @@ const INSTRUCTIONS =
   'Python Session runs Python in persistent Jupyter kernels in the user\'s own interpreter (often an Anaconda environment). ' +
   'Variables persist between run_python calls, like notebook cells; sessions are named (default "default") and shared with other clients and with the user\'s control panel. ' +
   'Start with python_status to see the interpreter and its packages. Load files with load_data, fit regressions with ols, inspect variables with list_names/describe_object, and get exact numbers with get_value.';
-
-/** Every version served: 2026-07-28 (stateless) and what the SDK's `initialize` negotiates. */
-export const SUPPORTED_VERSIONS = supportedVersions(SUPPORTED_PROTOCOL_VERSIONS);
 
 const DiscoverRequestSchema = z.object({ method: z.literal(DISCOVER_METHOD), params: z.optional(z.looseObject({})) });
 
@@ -48,15 +45,15 @@ export class RevisionAwareMcpServer extends McpServer {
     this.serverInfo = serverInfo;
     this.instructions = INSTRUCTIONS;
     this.server.setRequestHandler(DiscoverRequestSchema, () => ({
-      supportedVersions: [...SUPPORTED_VERSIONS],
+      supportedVersions: [...STATELESS_VERSIONS],
       capabilities: this.capabilities(),
-      serverInfo: this.serverInfo,
       instructions: this.instructions,
       // Caching hints (required by Codex 0.171's 2026-07-28 client): the same for every user (no
       // path or user data: the package ships it), and valid only for this server's life, which a
       // client cannot see, so it asks again each time (a local round trip).
       ttlMs: 0,
       cacheScope: 'public',
+      _meta: { [META_SERVER_INFO]: this.serverInfo },
     }));
   }
 
@@ -72,7 +69,7 @@ export class RevisionAwareMcpServer extends McpServer {
   }
 
   override connect(transport: Transport): Promise<void> {
-    this.revision = new RevisionTransport(transport, { supported: SUPPORTED_VERSIONS, onStatelessClient: () => this.onStatelessClient?.() });
+    this.revision = new RevisionTransport(transport, { supported: STATELESS_VERSIONS, onStatelessClient: () => this.onStatelessClient?.() });
     return super.connect(this.revision);
   }
 }
