@@ -357,20 +357,25 @@ describe('a 2026-07-28 client (no initialize; its version and name in each reque
   function setup(plan: (FakeLink | Promise<FakeLink>)[]) {
     const connector = new FakeConnector(plan);
     const toClient: Record<string, any>[] = [];
-    const relay = new ShimRelay({ connector, writeToClient: (line) => toClient.push(JSON.parse(line)), replayTimeoutMs: 500, quickAnswers: () => answers });
-    return { relay, toClient, connector, send: (message: object) => relay.fromClient(JSON.stringify(message)) };
+    const ready = { told: 0 };
+    const relay = new ShimRelay({ connector, writeToClient: (line) => toClient.push(JSON.parse(line)), replayTimeoutMs: 500, quickAnswers: () => answers, onInitializeAnswered: () => ready.told++ });
+    return { relay, toClient, connector, ready, send: (message: object) => relay.fromClient(JSON.stringify(message)) };
   }
 
   test('server/discover and tools/list are answered at once (tools/list with resultType), and nothing is replayed to the daemon', async () => {
     let connect!: () => void;
     const link = new FakeLink(100);
-    const { send, toClient, connector } = setup([new Promise<FakeLink>((resolve) => (connect = () => resolve(link)))]);
+    const { send, toClient, connector, ready } = setup([new Promise<FakeLink>((resolve) => (connect = () => resolve(link)))]);
     send({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: meta() });
+    send({ jsonrpc: '2.0', id: 'd2', method: 'server/discover', params: meta() });
     send({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: meta() });
     send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...meta(), name: 'run_python', arguments: { code: '1' } } });
     assert.deepEqual(toClient[0], { jsonrpc: '2.0', id: 'd', result: answers.discover });
-    assert.deepEqual(toClient[1], { jsonrpc: '2.0', id: 0, result: { resultType: 'complete', ...answers.tools } });
-    assert.equal(toClient.length, 2, 'the call waits for the daemon');
+    assert.deepEqual(toClient[1], { jsonrpc: '2.0', id: 'd2', result: answers.discover });
+    assert.deepEqual(toClient[2], { jsonrpc: '2.0', id: 0, result: { resultType: 'complete', ...answers.tools } });
+    assert.equal(toClient.length, 3, 'the call waits for the daemon');
+    await tick();
+    assert.equal(ready.told, 1, 'the shim says it is ready once');
     assert.deepEqual(connector.names, ['claude-code'], 'the daemon hears the client’s name from _meta');
     connect();
     await waitFor('the call and the tools check to reach the daemon', () => link.sent.length === 2);

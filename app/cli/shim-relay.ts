@@ -67,7 +67,10 @@ export interface RelayOptions {
   diagnostics?: (message: string) => void;
   /** How long the new daemon may take to answer the replayed initialize. */
   replayTimeoutMs?: number;
-  /** Called when the client's own `initialize` has been answered (the shim reports its start-up time). */
+  /**
+   * Called when the client's own `initialize`, or a 2026-07-28 client's first `server/discover`,
+   * has been answered (the shim reports its start-up time).
+   */
   onInitializeAnswered?: () => void;
   /**
    * What this version's server answers to initialize and tools/list (quick-answers.ts),
@@ -191,6 +194,8 @@ export class ShimRelay {
   /** The tools/list result the client was given here, to check against the daemon's. */
   private toolsServedHere: string | null = null;
   private closed = false;
+  /** A 2026-07-28 client's server/discover was answered (it may ask again: told once). */
+  private discoverAnswered = false;
   /** Aborts a connection attempt when the client leaves. */
   private readonly leaving = new AbortController();
   private readonly diagnostics: (message: string) => void;
@@ -257,6 +262,7 @@ export class ShimRelay {
     let result: Record<string, unknown>;
     if (message.method === DISCOVER_METHOD) {
       result = answers.discover;
+      this.discoverWasAnswered();
     } else if (message.method === 'initialize') {
       if (this.initializeAnsweredHere || this.lastDaemonPid !== null) return false;
       this.initializeAnsweredHere = true;
@@ -272,6 +278,12 @@ export class ShimRelay {
     this.options.writeToClient(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
     void this.ensureLink();
     return true;
+  }
+
+  private discoverWasAnswered(): void {
+    if (this.discoverAnswered) return;
+    this.discoverAnswered = true;
+    queueMicrotask(() => this.options.onInitializeAnswered?.());
   }
 
   private answer(id: Id | null, code: number, message: string): void {
@@ -326,6 +338,7 @@ export class ShimRelay {
         const method = this.inflight.get(key(message.id));
         this.inflight.delete(key(message.id));
         if (method === 'initialize') queueMicrotask(() => this.options.onInitializeAnswered?.());
+        if (method === DISCOVER_METHOD && message.result) this.discoverWasAnswered();
         if (method === 'tools/call' && this.noticePending && Array.isArray(message.result?.content)) {
           this.noticePending = false;
           (message.result.content as unknown[]).unshift({ type: 'text', text: SESSIONS_LOST_NOTICE });
