@@ -1,11 +1,21 @@
 /**
- * How soon a client starting the shim with no daemon running has its answers to `initialize`
- * and `tools/list` (Codex builds a turn without a server's tools after about a second). In one
- * state folder where a daemon has run before, alternating between the shim answering from the
- * answers that daemon wrote (mcp-answers.json) and the same folder with that file removed, so
- * the shim waits for the daemon it starts. The daemon is stopped after every run.
+ * How soon a client starting the shim with no daemon running has its first answer and its
+ * tools (Codex builds a turn without a server's tools after about a second), for both revisions
+ * a client may open with:
  *
- * `node dist/bench/cold-handshake.js [runs] [python]`; writes bench/results/cold-handshake.json.
+ * - the handshake: `initialize`, then `tools/list`;
+ * - 2026-07-28: `server/discover`, then `tools/list` (as Claude Code 2.1.332 and Codex with
+ *   mcp_2026_07_28 do). A build that refuses it (Method not found) is timed as Claude Code
+ *   meets it: it then falls back to `initialize`.
+ *
+ * In one state folder where a daemon has run before, alternating between the shim answering
+ * from that daemon's file (mcp-answers.json) and the same folder without it (this build then
+ * answers from the package's own answers; a build before them waits for the daemon it starts).
+ * The daemon is stopped after every run. With `--baseline <main.js>` (another build's command,
+ * say the previous commit's) both builds run in the same loop, so their figures sit side by side.
+ *
+ * `node dist/bench/cold-handshake.js [runs] [python] [--baseline <main.js>]`; writes
+ * bench/results/cold-handshake.json.
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -17,30 +27,50 @@ import { writeBenchResult } from './results-file.js';
 import { ms, spread } from './stats.js';
 
 const CLI = fileURLToPath(new URL('../app/cli/main.js', import.meta.url));
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'bench-cold-handshake', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+type Revision = 'handshake' | 'discover';
 
 interface Handshake {
-  initialize: number;
+  /** Milliseconds from spawn to the first successful answer (initialize's, or server/discover's). */
+  first: number;
   tools: number;
+  /** server/discover was refused and the client fell back to initialize. */
+  fellBack: boolean;
 }
 
-/** Spawns the shim, sends initialize, initialized and tools/list; times both answers. */
-function handshake(env: NodeJS.ProcessEnv): Promise<Handshake> {
+/** Spawns the shim and opens the session as a client of `revision` does; times the answers. */
+function handshake(cli: string, env: NodeJS.ProcessEnv, revision: Revision): Promise<Handshake> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const shim = spawn(process.execPath, [CLI], { env, stdio: ['pipe', 'pipe', 'ignore'] });
-    const times: Partial<Handshake> = {};
+    const shim = spawn(process.execPath, [cli], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    const times: Partial<Handshake> = { fellBack: false };
     let pending = '';
-    const send = (message: object) => shim.stdin.write(JSON.stringify(message) + '\n');
+    const send = (message: object) => shim.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
+    const initialize = () => send({ id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-cold-handshake', version: '1' } } });
+    const listTools = (stateless: boolean) => send({ id: 1, method: 'tools/list', params: stateless ? { _meta: META } : {} });
     shim.stdout.on('data', (chunk: Buffer) => {
       pending += chunk.toString();
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
       for (const line of lines) {
-        const message = JSON.parse(line) as { id?: number; result?: { tools?: unknown[] } };
-        if (message.id === 0) {
-          times.initialize = ms(started);
-          send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-          send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+        const message = JSON.parse(line) as { id?: number | string; result?: { tools?: unknown[] }; error?: { code: number } };
+        if (message.id === 'discover') {
+          if (message.error) {
+            times.fellBack = true; // as Claude Code does with a server that does not know the method
+            initialize();
+          } else {
+            times.first = ms(started);
+            listTools(true);
+          }
+        } else if (message.id === 0) {
+          times.first = ms(started);
+          send({ method: 'notifications/initialized' });
+          listTools(false);
         } else if (message.id === 1) {
           times.tools = ms(started);
           if (!message.result?.tools?.length) reject(new Error(`tools/list came back empty: ${line.slice(0, 300)}`));
@@ -49,61 +79,86 @@ function handshake(env: NodeJS.ProcessEnv): Promise<Handshake> {
       }
     });
     shim.once('exit', () => (times.tools === undefined ? reject(new Error('the shim exited before answering')) : resolve(times as Handshake)));
-    send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench-cold-handshake', version: '1' } } });
+    if (revision === 'discover') send({ id: 'discover', method: 'server/discover', params: { _meta: META } });
+    else initialize();
   });
 }
 
+type Condition = 'state_file' | 'no_state_file';
+const CONDITIONS: Condition[] = ['state_file', 'no_state_file'];
+const REVISIONS: Revision[] = ['handshake', 'discover'];
+
 export interface ColdHandshakeBench {
   runs: number;
-  with_answers: Handshake[];
-  without_answers: Handshake[];
+  /** build ("this" or "baseline") → condition → revision → runs */
+  builds: Record<string, Record<Condition, Record<Revision, Handshake[]>>>;
 }
 
-export async function runColdHandshakeBench(python: string, runs = 5): Promise<ColdHandshakeBench> {
+async function benchBuild(cli: string, python: string, runs: number, into: Record<Condition, Record<Revision, Handshake[]>>, order: number): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'ps-bench-handshake-'));
   const state = join(root, 'state');
   const env = { ...process.env, PYTHON_MCP_HOME: state, PYTHON_MCP_INTERPRETER: python };
   const files = daemonFiles(state);
-  // The shim may answer from the file and exit before the daemon it started is up: wait for that
+  // The shim may answer from a file and exit before the daemon it started is up: wait for that
   // daemon to say where it is, or `stop` finds nothing and it outlives the benchmark.
   const stop = async () => {
     const until = Date.now() + 30_000;
     while (!existsSync(files.info) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-    execFileSync(process.execPath, [CLI, 'stop'], { env, stdio: 'ignore' });
+    execFileSync(process.execPath, [cli, 'stop'], { env, stdio: 'ignore' });
   };
-  const out: ColdHandshakeBench = { runs, with_answers: [], without_answers: [] };
   try {
-    await handshake(env); // the first daemon writes the answers, and warms the file caches for both sides
+    await handshake(cli, env, 'handshake'); // the first daemon writes its answers, and warms the file caches for both sides
     await stop();
     const kept = join(root, 'answers.json');
     copyFileSync(files.answers, kept);
     for (let i = 0; i < runs; i++) {
-      for (const withAnswers of i % 2 ? [false, true] : [true, false]) {
-        if (withAnswers) copyFileSync(kept, files.answers);
-        else rmSync(files.answers, { force: true });
-        (withAnswers ? out.with_answers : out.without_answers).push(await handshake(env));
-        await stop();
+      const conditions = (i + order) % 2 ? [...CONDITIONS].reverse() : CONDITIONS;
+      for (const condition of conditions) {
+        for (const revision of i % 2 ? [...REVISIONS].reverse() : REVISIONS) {
+          if (condition === 'state_file') copyFileSync(kept, files.answers);
+          else rmSync(files.answers, { force: true });
+          into[condition][revision].push(await handshake(cli, env, revision));
+          await stop();
+        }
       }
     }
   } finally {
-    execFileSync(process.execPath, [CLI, 'stop'], { env, stdio: 'ignore' });
+    execFileSync(process.execPath, [cli, 'stop'], { env, stdio: 'ignore' });
     rmSync(root, { recursive: true, force: true });
+  }
+}
+
+export async function runColdHandshakeBench(python: string, runs = 5, baseline?: string): Promise<ColdHandshakeBench> {
+  const builds: Record<string, string> = { this: CLI, ...(baseline ? { baseline } : {}) };
+  const out: ColdHandshakeBench = { runs, builds: {} };
+  for (const name of Object.keys(builds)) out.builds[name] = { state_file: { handshake: [], discover: [] }, no_state_file: { handshake: [], discover: [] } };
+  // Interleaved a run at a time, so both builds meet the same machine load.
+  for (let i = 0; i < runs; i++) {
+    for (const [index, [name, cli]] of Object.entries(builds).entries()) await benchBuild(cli, python, 1, out.builds[name], i + index);
   }
   return out;
 }
 
 export function coldHandshakeTable(b: ColdHandshakeBench): string {
-  const col = (rows: Handshake[], k: keyof Handshake) => spread(rows.map((r) => r[k]), 0);
-  return [
-    `| shim spawned, no daemon running → answer (ms, median (p10–p90), ${b.runs} runs each) | from the daemon's answers file | waiting for the daemon it starts |`,
-    '| --- | --- | --- |',
-    `| initialize | ${col(b.with_answers, 'initialize')} | ${col(b.without_answers, 'initialize')} |`,
-    `| tools/list | ${col(b.with_answers, 'tools')} | ${col(b.without_answers, 'tools')} |`,
-  ].join('\n');
+  const col = (rows: Handshake[], k: 'first' | 'tools') => spread(rows.map((r) => r[k]), 0) + (rows.some((r) => r.fellBack) ? ' (discover refused, then initialize)' : '');
+  const lines = [
+    `| shim spawned, no daemon running → answer (ms, median (p10–p90), ${b.runs} runs each) | build | from the state folder's answers file | without that file |`,
+    '| --- | --- | --- | --- |',
+  ];
+  for (const [name, build] of Object.entries(b.builds)) {
+    lines.push(`| initialize | ${name} | ${col(build.state_file.handshake, 'first')} | ${col(build.no_state_file.handshake, 'first')} |`);
+    lines.push(`| tools/list after initialize | ${name} | ${col(build.state_file.handshake, 'tools')} | ${col(build.no_state_file.handshake, 'tools')} |`);
+    lines.push(`| server/discover | ${name} | ${col(build.state_file.discover, 'first')} | ${col(build.no_state_file.discover, 'first')} |`);
+    lines.push(`| tools/list after server/discover | ${name} | ${col(build.state_file.discover, 'tools')} | ${col(build.no_state_file.discover, 'tools')} |`);
+  }
+  return lines.join('\n');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await runColdHandshakeBench(process.argv[3] || process.env.PYTHON_SESSION_TEST_PYTHON || '/usr/bin/python3', Number(process.argv[2] ?? 5));
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--baseline');
+  const baseline = at >= 0 ? args.splice(at, 2)[1] : undefined;
+  const result = await runColdHandshakeBench(args[1] || process.env.PYTHON_SESSION_TEST_PYTHON || '/usr/bin/python3', Number(args[0] ?? 5), baseline);
   console.log(coldHandshakeTable(result));
   writeBenchResult('cold-handshake', { date: new Date().toISOString(), ...result });
 }

@@ -11,6 +11,7 @@ import { runFirstCallBench } from './first-call.js';
 import { runInterpreterBench } from './interpreters.js';
 import { runMcpBench } from './mcp-path.js';
 import { remoteTable, runRemoteBench } from './remote-roundtrip.js';
+import { coldHandshakeTable, runColdHandshakeBench } from './cold-handshake.js';
 import { runWorkerBench, workerTable } from './worker-engine.js';
 import { runWorkerMcpBench, workerMcpTable } from './worker-mcp.js';
 import { median, quantile } from './stats.js';
@@ -48,6 +49,10 @@ process.stderr.write('built-in worker against ipykernel (engine, then MCP)…\n'
 const workerEngine = await runWorkerBench(python, runs);
 const workerMcp = await runWorkerMcpBench(python, runs);
 
+process.stderr.write('cold handshake, both MCP revisions…\n');
+// BENCH_HANDSHAKE_BASELINE: another build's main.js (say the previous release's), timed in the same loop.
+const coldHandshake = await runColdHandshakeBench(python, runs, process.env.BENCH_HANDSHAKE_BASELINE || undefined);
+
 const jc = engine.jupyter_client;
 const rows: [string, string, string, string][] = [
   ['1. `1+1` round trip, PythonRunner (ms)', s(engine.node.roundtrip_ms, 2), s(jc.roundtrip_ms, 2), `${(median(engine.node.roundtrip_ms) / median(jc.roundtrip_ms)).toFixed(2)}× (goal ≤ 1.1×)`],
@@ -74,5 +79,6 @@ const table = [
 ].join('\n');
 console.log(table);
 console.log(`\nBuilt-in worker (issue 16) against ipykernel, engine alone then through MCP (goals: start ≤ 150 ms, \`1+1\` through MCP no slower):\n\n${workerTable(workerEngine)}\n\n${workerMcpTable(workerMcp)}`);
+console.log(`\nCold start to the first MCP answer and to the tools, per revision (issue 23):\n\n${coldHandshakeTable(coldHandshake)}`);
 if (remote) console.log(`\nRemote kernel (Jupyter Server on loopback) against a local kernel:\n\n${remoteTable(remote)}`);
-writeBenchResult('bench', { date: new Date().toISOString(), python, engine, mcp, listing, first_call: firstCall, remote, worker_engine: workerEngine, worker_mcp: workerMcp, table });
+writeBenchResult('bench', { date: new Date().toISOString(), python, engine, mcp, listing, first_call: firstCall, remote, worker_engine: workerEngine, worker_mcp: workerMcp, cold_handshake: coldHandshake, table });

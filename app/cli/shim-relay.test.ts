@@ -4,7 +4,8 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DaemonConnector, DaemonLink, LinkHandlers } from './daemon-link.js';
-import { initializeResult, readQuickAnswers, writeQuickAnswers, type QuickAnswers } from './quick-answers.js';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { findQuickAnswers, initializeResult, readQuickAnswers, writeQuickAnswers, type QuickAnswers } from './quick-answers.js';
 import { waitFor } from '../core/testing/wait-for.js';
 import { CONNECTION_CLOSED_CODE, DAEMON_STOPPED_MESSAGE, SESSIONS_LOST_NOTICE, ShimRelay } from './shim-relay.js';
 
@@ -241,6 +242,13 @@ describe('the shim answers initialize and tools/list itself while the daemon is 
     protocolVersions: ['2025-11-25', '2025-06-18'],
     initialize: { capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'python-session', version: '9.9.9' }, instructions: 'Run Python.' },
     tools: { tools: [{ name: 'run_python', inputSchema: { type: 'object' } }] },
+    discover: {
+      resultType: 'complete',
+      supportedVersions: ['2026-07-28', '2025-11-25', '2025-06-18'],
+      capabilities: { tools: { listChanged: true } },
+      serverInfo: { name: 'python-session', version: '9.9.9' },
+      instructions: 'Run Python.',
+    },
   };
 
   function quickSetup(plan: (FakeLink | Error | Promise<FakeLink>)[], quick: QuickAnswers | null = answers) {
@@ -330,12 +338,86 @@ describe('the shim answers initialize and tools/list itself while the daemon is 
   });
 });
 
+describe('a 2026-07-28 client (no initialize; its version and name in each request’s _meta)', () => {
+  const answers: QuickAnswers = {
+    version: '9.9.9',
+    protocolVersions: ['2025-11-25'],
+    initialize: { capabilities: { tools: {} }, serverInfo: { name: 'python-session', version: '9.9.9' } },
+    tools: { tools: [{ name: 'run_python', inputSchema: { type: 'object' } }] },
+    discover: { resultType: 'complete', supportedVersions: ['2026-07-28', '2025-11-25'], capabilities: { tools: {} }, serverInfo: { name: 'python-session', version: '9.9.9' } },
+  };
+  const meta = (version = '2026-07-28') => ({
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': version,
+      'io.modelcontextprotocol/clientInfo': { name: 'claude-code', version: '2.1.332' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  });
+
+  function setup(plan: (FakeLink | Promise<FakeLink>)[]) {
+    const connector = new FakeConnector(plan);
+    const toClient: Record<string, any>[] = [];
+    const ready = { told: 0 };
+    const relay = new ShimRelay({ connector, writeToClient: (line) => toClient.push(JSON.parse(line)), replayTimeoutMs: 500, quickAnswers: () => answers, onInitializeAnswered: () => ready.told++ });
+    return { relay, toClient, connector, ready, send: (message: object) => relay.fromClient(JSON.stringify(message)) };
+  }
+
+  test('server/discover and tools/list are answered at once (tools/list with resultType), and nothing is replayed to the daemon', async () => {
+    let connect!: () => void;
+    const link = new FakeLink(100);
+    const { send, toClient, connector, ready } = setup([new Promise<FakeLink>((resolve) => (connect = () => resolve(link)))]);
+    send({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: meta() });
+    send({ jsonrpc: '2.0', id: 'd2', method: 'server/discover', params: meta() });
+    send({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: meta() });
+    send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...meta(), name: 'run_python', arguments: { code: '1' } } });
+    assert.deepEqual(toClient[0], { jsonrpc: '2.0', id: 'd', result: answers.discover });
+    assert.deepEqual(toClient[1], { jsonrpc: '2.0', id: 'd2', result: answers.discover });
+    assert.deepEqual(toClient[2], { jsonrpc: '2.0', id: 0, result: { resultType: 'complete', ...answers.tools } });
+    assert.equal(toClient.length, 3, 'the call waits for the daemon');
+    await tick();
+    assert.equal(ready.told, 1, 'the shim says it is ready once');
+    assert.deepEqual(connector.names, ['claude-code'], 'the daemon hears the client’s name from _meta');
+    connect();
+    await waitFor('the call and the tools check to reach the daemon', () => link.sent.length === 2);
+    assert.deepEqual(link.sentMethods(), ['tools/call', 'tools/list'], 'no initialize to replay');
+  });
+
+  test('tools that differ from the daemon’s are announced on each subscriptions/listen stream that asked, tagged with its id, and nowhere else', async () => {
+    let connect!: () => void;
+    const link = new FakeLink(100);
+    const { send, toClient } = setup([new Promise<FakeLink>((resolve) => (connect = () => resolve(link)))]);
+    send({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: meta() });
+    send({ jsonrpc: '2.0', id: 'listen-tools', method: 'subscriptions/listen', params: { ...meta(), notifications: { toolsListChanged: true } } });
+    send({ jsonrpc: '2.0', id: 'listen-other', method: 'subscriptions/listen', params: { ...meta(), notifications: { resourcesListChanged: true } } });
+    connect();
+    await waitFor('the streams and the tools check to reach the daemon', () => link.sent.length === 3);
+    assert.deepEqual(link.sentMethods(), ['subscriptions/listen', 'subscriptions/listen', 'tools/list']);
+    link.emit({ jsonrpc: '2.0', id: (link.sent[2] as { id: string }).id, result: { tools: [] } });
+    await waitFor('the notification', () => toClient.length === 2);
+    assert.deepEqual(toClient[1], { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-tools' } } });
+  });
+
+  test('a request declaring a version the daemon does not speak goes to the daemon, which refuses it', async () => {
+    const link = new FakeLink(100);
+    const { send, toClient } = setup([link]);
+    send({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: meta('2099-01-01') });
+    await waitFor('the request to reach the daemon', () => link.sent.length === 1);
+    assert.equal(toClient.length, 0);
+  });
+});
+
 describe('the quick answers file', () => {
   test('is read only when this version wrote it, and negotiates the protocol version as the server does', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ps-quick-'));
     const path = join(dir, 'mcp-answers.json');
     assert.equal(readQuickAnswers(path, '1.0.0'), null, 'absent');
-    const answers: QuickAnswers = { version: '1.0.0', protocolVersions: ['2025-11-25', '2025-06-18'], initialize: { capabilities: {}, serverInfo: { name: 'ps' } }, tools: { tools: [] } };
+    const answers: QuickAnswers = {
+      version: '1.0.0',
+      protocolVersions: ['2025-11-25', '2025-06-18'],
+      initialize: { capabilities: {}, serverInfo: { name: 'ps' } },
+      tools: { tools: [] },
+      discover: { supportedVersions: ['2026-07-28'], capabilities: {}, serverInfo: { name: 'ps' } },
+    };
     writeQuickAnswers(path, answers);
     if (process.platform !== 'win32') assert.equal((await stat(path)).mode & 0o777, 0o600);
     assert.deepEqual(readQuickAnswers(path, '1.0.0'), answers);
@@ -344,6 +426,46 @@ describe('the quick answers file', () => {
     assert.equal(readQuickAnswers(path, '1.0.0'), null, 'malformed');
     assert.equal(initializeResult(answers, '2025-06-18').protocolVersion, '2025-06-18');
     assert.equal(initializeResult(answers, '1999-01-01').protocolVersion, '2025-11-25', 'unknown: the newest');
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('a damaged state file is passed over for the package’s answers, whatever the damage', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ps-quick-'));
+    const packaged = join(dir, 'packaged.json');
+    const good = (version: string): QuickAnswers => ({
+      version,
+      protocolVersions: ['2025-11-25'],
+      initialize: { capabilities: {}, serverInfo: { name: version === 'state' ? 'from-state' : 'from-package' } },
+      tools: { tools: [] },
+      discover: { supportedVersions: ['2026-07-28'], capabilities: {}, serverInfo: { name: 'ps' } },
+    });
+    writeFileSync(packaged, JSON.stringify({ ...good('1.0.0'), initialize: { capabilities: {}, serverInfo: { name: 'from-package' } } }));
+    const statePath = join(dir, 'mcp-answers.json');
+    const fromState = { ...good('1.0.0'), initialize: { capabilities: {}, serverInfo: { name: 'from-state' } } };
+    const text = JSON.stringify(fromState);
+    const served = () => (findQuickAnswers(statePath, '1.0.0', packaged)?.initialize.serverInfo as { name?: string } | undefined)?.name;
+
+    writeFileSync(statePath, text);
+    assert.equal(served(), 'from-state', 'a sound state file of this version wins');
+    const damages: [string, () => void][] = [
+      ['absent', () => rmSync(statePath, { force: true })],
+      ['empty', () => writeFileSync(statePath, '')],
+      ['cut short', () => writeFileSync(statePath, text.slice(0, text.length / 2))],
+      ['not JSON', () => writeFileSync(statePath, 'not json at all\n')],
+      ['JSON of another shape', () => writeFileSync(statePath, JSON.stringify({ ...fromState, discover: { supportedVersions: 'all' } }))],
+      ['a JSON array', () => writeFileSync(statePath, '[1,2,3]')],
+      ['another version’s', () => writeFileSync(statePath, JSON.stringify({ ...fromState, version: '0.9.0' }))],
+      ['a folder', () => mkdirSync(statePath)],
+      ['a symlink to a sound file', () => symlinkSync(packaged.replace('packaged', 'elsewhere'), statePath)],
+    ];
+    writeFileSync(packaged.replace('packaged', 'elsewhere'), text);
+    for (const [what, damage] of damages) {
+      rmSync(statePath, { recursive: true, force: true });
+      damage();
+      assert.equal(served(), 'from-package', what);
+    }
+    rmSync(statePath, { recursive: true, force: true });
+    assert.equal(findQuickAnswers(statePath, '1.0.0', join(dir, 'no-package.json')), null, 'neither: nothing to answer with');
     await rm(dir, { recursive: true, force: true });
   });
 });

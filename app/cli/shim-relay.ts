@@ -3,7 +3,9 @@
  * It passes newline-delimited JSON-RPC through untouched, reading only enough to keep the
  * session whole across a daemon that goes away:
  *
- * - the client's `initialize` (kept, to replay to a new daemon) and `notifications/initialized`;
+ * - the client's `initialize` (kept, to replay to a new daemon) and `notifications/initialized`
+ *   (a 2026-07-28 client sends neither: each of its requests stands alone, so there is nothing
+ *   to replay, and its name comes from the `_meta` of its requests);
  * - the ids of the client's requests in flight — when the daemon drops, each gets an error at
  *   once, so no call hangs;
  * - the ids of the daemon's requests to the client — a reply to a request from a daemon that is
@@ -24,6 +26,7 @@
  */
 import type { OversizedLine } from '../core/daemon/json-lines.js';
 import { initializeResult, type QuickAnswers } from './quick-answers.js';
+import { completeResult, declaredClientName, declaredVersion, DISCOVER_METHOD, LISTEN_METHOD, listensForTools, STATELESS_REVISION, toolsChangedOn } from '../core/mcp/revisions.js';
 import type { DaemonConnector, DaemonLink } from './daemon-link.js';
 
 /**
@@ -64,7 +67,10 @@ export interface RelayOptions {
   diagnostics?: (message: string) => void;
   /** How long the new daemon may take to answer the replayed initialize. */
   replayTimeoutMs?: number;
-  /** Called when the client's own `initialize` has been answered (the shim reports its start-up time). */
+  /**
+   * Called when the client's own `initialize`, or a 2026-07-28 client's first `server/discover`,
+   * has been answered (the shim reports its start-up time).
+   */
   onInitializeAnswered?: () => void;
   /**
    * What this version's server answers to initialize and tools/list (quick-answers.ts),
@@ -173,6 +179,8 @@ export class ShimRelay {
   private clientName = 'unknown';
   /** The client's requests awaiting an answer: id key → method. */
   private readonly inflight = new Map<string, string>();
+  /** A 2026-07-28 client's `subscriptions/listen` streams that asked for tools/list_changed, by id key. */
+  private readonly toolSubscriptions = new Map<string, Id>();
   /** The daemon's requests to the client on the current link. */
   private readonly daemonRequests = new Set<string>();
   private lastDaemonPid: number | null = null;
@@ -186,6 +194,8 @@ export class ShimRelay {
   /** The tools/list result the client was given here, to check against the daemon's. */
   private toolsServedHere: string | null = null;
   private closed = false;
+  /** A 2026-07-28 client's server/discover was answered (it may ask again: told once). */
+  private discoverAnswered = false;
   /** Aborts a connection attempt when the client leaves. */
   private readonly leaving = new AbortController();
   private readonly diagnostics: (message: string) => void;
@@ -237,17 +247,23 @@ export class ShimRelay {
   }
 
   /**
-   * While no daemon is linked: initialize and tools/list answered from the quick answers (a
-   * client that gives a new server a second, as Codex does, then has our tools), and the client's
-   * `notifications/initialized` held for the replay that initializes the daemon.
+   * While no daemon is linked: initialize, tools/list and server/discover answered from the
+   * quick answers (a client that gives a new server a second, as Codex does, then has our tools),
+   * and the client's `notifications/initialized` held for the replay that initializes the daemon.
    */
   private answeredHere(message: Message): boolean {
     if (message.method === 'notifications/initialized') return this.initializeAnsweredHere;
-    if (!hasId(message) || (message.method !== 'initialize' && message.method !== 'tools/list')) return false;
+    if (!hasId(message) || (message.method !== 'initialize' && message.method !== 'tools/list' && message.method !== DISCOVER_METHOD)) return false;
     const answers = this.answers();
     if (!answers) return false;
+    const version = declaredVersion(message.params);
+    // A version the daemon would refuse is the daemon's to refuse (server/discover answers any).
+    if (version !== undefined && version !== STATELESS_REVISION && message.method !== DISCOVER_METHOD) return false;
     let result: Record<string, unknown>;
-    if (message.method === 'initialize') {
+    if (message.method === DISCOVER_METHOD) {
+      result = answers.discover;
+      this.discoverWasAnswered();
+    } else if (message.method === 'initialize') {
       if (this.initializeAnsweredHere || this.lastDaemonPid !== null) return false;
       this.initializeAnsweredHere = true;
       result = initializeResult(answers, message.params?.protocolVersion);
@@ -256,11 +272,18 @@ export class ShimRelay {
       if (message.params?.cursor !== undefined) return false; // one page is all the answers hold
       result = answers.tools;
       this.toolsServedHere = JSON.stringify(result);
+      if (version === STATELESS_REVISION) result = completeResult(result);
     }
     this.inflight.delete(key(message.id));
     this.options.writeToClient(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
     void this.ensureLink();
     return true;
+  }
+
+  private discoverWasAnswered(): void {
+    if (this.discoverAnswered) return;
+    this.discoverAnswered = true;
+    queueMicrotask(() => this.options.onInitializeAnswered?.());
   }
 
   private answer(id: Id | null, code: number, message: string): void {
@@ -283,11 +306,17 @@ export class ShimRelay {
         this.initialize = message;
         const name = (message.params?.clientInfo as { name?: unknown } | undefined)?.name;
         if (typeof name === 'string' && name.trim()) this.clientName = name.trim();
+      } else if (!this.initialize) {
+        this.clientName = declaredClientName(message.params) ?? this.clientName;
       }
+      if (message.method === LISTEN_METHOD && listensForTools(message.params)) this.toolSubscriptions.set(key(message.id), message.id as Id);
     } else if (isNotification(message)) {
       if (message.method === 'notifications/initialized') this.initialized = true;
       // A cancelled request may never be answered; it is no longer ours to answer either.
-      if (message.method === 'notifications/cancelled') this.inflight.delete(key(message.params?.requestId));
+      if (message.method === 'notifications/cancelled') {
+        this.inflight.delete(key(message.params?.requestId));
+        this.toolSubscriptions.delete(key(message.params?.requestId));
+      }
     }
   }
 
@@ -309,6 +338,7 @@ export class ShimRelay {
         const method = this.inflight.get(key(message.id));
         this.inflight.delete(key(message.id));
         if (method === 'initialize') queueMicrotask(() => this.options.onInitializeAnswered?.());
+        if (method === DISCOVER_METHOD && message.result) this.discoverWasAnswered();
         if (method === 'tools/call' && this.noticePending && Array.isArray(message.result?.content)) {
           this.noticePending = false;
           (message.result.content as unknown[]).unshift({ type: 'text', text: SESSIONS_LOST_NOTICE });
@@ -344,6 +374,7 @@ export class ShimRelay {
     if (link !== this.link) return;
     this.link = null;
     this.daemonRequests.clear();
+    this.toolSubscriptions.clear(); // their requests are answered with an error below: the streams ended
     if (this.closed) return;
     const lost = this.failInflight(DAEMON_STOPPED_MESSAGE);
     this.diagnostics(`the daemon connection closed${lost ? `; ${lost} call(s) in flight were answered with an error` : ''}`);
@@ -426,7 +457,9 @@ export class ShimRelay {
       if (this.closed || link !== this.link) return;
     }
     this.diagnostics('the tools given from the quick answers differ from the daemon\'s; the client is told to list them again');
-    this.options.writeToClient(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }));
+    // A 2026-07-28 client hears of it only on the streams it opened for it (the daemon acknowledged them first).
+    if (this.initialize) this.options.writeToClient(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }));
+    else for (const id of this.toolSubscriptions.values()) this.options.writeToClient(JSON.stringify(toolsChangedOn(id)));
   }
 
   /** Answers every request in flight with an error; returns how many there were. */

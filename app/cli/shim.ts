@@ -13,7 +13,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { BoundedLineSplitter } from '../core/daemon/json-lines.js';
-import { readQuickAnswers } from './quick-answers.js';
+import { findQuickAnswers, packagedAnswersPath } from './quick-answers.js';
 import { currentDaemonFiles } from '../core/daemon/state-paths.js';
 import { packageVersion } from '../core/package-root.js';
 import { SpawningConnector, spawnBackgroundDaemon } from './daemon-link.js';
@@ -34,8 +34,17 @@ function workingFolder(): string | undefined {
   }
 }
 
+export interface ShimOptions {
+  /**
+   * The answers that come with the package (quick-answers.ts); null for a shim whose daemon is
+   * not this package's MCP server (the tests' echo daemon), which answers from its state file only.
+   */
+  packagedAnswers?: string | null;
+}
+
 /** Runs until the client closes stdin; resolves with the exit code. */
-export function runShim(): Promise<number> {
+export function runShim(options: ShimOptions = {}): Promise<number> {
+  const packaged = options.packagedAnswers === undefined ? packagedAnswersPath() : options.packagedAnswers;
   const diagnostics = (message: string) => void process.stderr.write(`python-session-mcp: ${message}\n`);
   const files = currentDaemonFiles();
   const entry = daemonEntry();
@@ -51,7 +60,7 @@ export function runShim(): Promise<number> {
     writeToClient: (line) => void process.stdout.write(line + '\n'),
     diagnostics,
     onInitializeAnswered: () => diagnostics(`ready ${Math.round(performance.now())} ms after start (state folder ${files.stateDir})`),
-    quickAnswers: () => readQuickAnswers(files.answers, packageVersion()),
+    quickAnswers: () => findQuickAnswers(files.answers, packageVersion(), packaged),
   });
 
   return new Promise((resolve) => {

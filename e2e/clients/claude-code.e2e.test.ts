@@ -11,6 +11,7 @@ import { CONTRACT_TOOLS } from './contract-walk.js';
 import { readImages, readText } from './model-script.js';
 import { removeFolders, type ClientRun } from './scripted-run.js';
 import { planWalk, walkTests } from './walk-suite.js';
+import { spokenRevision } from './wire-revision.js';
 
 describe('Claude Code: what the model reads from Python Session', { skip: missingClient('claude') }, () => {
   // The searches load some schemas; this loads the rest, as a model does before calling a tool it
@@ -26,6 +27,26 @@ describe('Claude Code: what the model reads from Python Session', { skip: missin
   test('the binary under test', (t) => t.diagnostic(claudeBinary()!.describe));
 
   walkTests(plan, () => run, 'ToolSearch');
+
+  describe('which MCP revision Claude Code speaks (its stdin, teed)', () => {
+    test('2026-07-28: server/discover first, answered; no initialize and no Method not found on the way', (t) => {
+      const spoken = spokenRevision(run.wire);
+      t.diagnostic(`methods: ${spoken.methods.join(', ')}; declared versions: ${JSON.stringify(spoken.declared)}`);
+      assert.equal(spoken.first, 'server/discover');
+      const discover = run.wire.find((l) => l.from === 'server' && l.message.result?.supportedVersions);
+      assert.ok(discover, 'server/discover was answered with a DiscoverResult');
+      assert.deepEqual(spoken.methodNotFound, []);
+      assert.equal(spoken.initialize, undefined, 'no fallback to the initialize handshake');
+    });
+
+    test('every request it sent declared 2026-07-28 in its _meta, and every result said resultType complete', () => {
+      const spoken = spokenRevision(run.wire);
+      assert.deepEqual(Object.keys(spoken.declared), ['2026-07-28']);
+      const results = run.wire.filter((l) => l.from === 'server' && l.message.result !== undefined);
+      assert.ok(results.length > 10);
+      assert.deepEqual(results.filter((l) => l.message.result?.resultType !== 'complete'), []);
+    });
+  });
 
   // What Claude Code does with a result, as facts: each fails when a new version changes it.
   describe('how Claude Code hands a result to its model', () => {

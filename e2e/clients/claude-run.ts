@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeBinary } from './client-binaries.js';
 import type { Step } from './model-script.js';
-import { runScripted, SERVER_COMMAND, serverEnv, type ClientRun, type RunFolders } from './scripted-run.js';
+import { runScripted, SERVER_COMMAND, serverEnv, teed, type ClientRun, type RunFolders } from './scripted-run.js';
 import { PORT_PLACEHOLDER } from './session-spec.js';
 
 export const SERVER_NAME = 'python-session';
@@ -16,7 +16,8 @@ export async function runClaude(folders: RunFolders, script: Step[], tools: stri
   const binary = claudeBinary();
   if (!binary) throw new Error('Claude Code is not installed');
   const config = join(folders.root, 'mcp.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { [SERVER_NAME]: { ...SERVER_COMMAND, env: serverEnv(folders) } } }));
+  // Through wire-tee.ts: the tests read which revision Claude Code spoke.
+  writeFileSync(config, JSON.stringify({ mcpServers: { [SERVER_NAME]: { ...teed(SERVER_COMMAND, folders), env: serverEnv(folders) } } }));
   return runScripted({
     api: 'anthropic',
     script,

@@ -18,6 +18,7 @@ import { loopbackNamespaceWorks } from './network-namespace.js';
 import type { SessionSpec } from './session-spec.js';
 
 const SESSION_PROGRAM = fileURLToPath(new URL('./scripted-session.js', import.meta.url));
+const WIRE_TEE = fileURLToPath(new URL('./wire-tee.js', import.meta.url));
 
 /** The folders of one run; the client's configuration is written into them before it starts. */
 export interface RunFolders {
@@ -44,6 +45,8 @@ export interface ClientRun {
   leftovers: number[];
   /** The result of script step `index`; throws with the client's output when it is missing. */
   result(index: number): ForwardedResult;
+  /** What the client and the MCP server said to each other, where the server ran through wire-tee.ts. */
+  wire: WireLine[];
 }
 
 export function makeFolders(prefix: string): RunFolders {
@@ -60,22 +63,18 @@ export function serverEnv(folders: RunFolders): Record<string, string> {
 
 export const SERVER_COMMAND = { command: process.execPath, args: [CLI] };
 
-/**
- * The state folder as after the app was installed and started once (README's first command):
- * a daemon ran there and stopped, leaving what it writes for later shims (its MCP answers).
- * The client's shim then has to start a daemon of its own, as after a reboot.
- */
-export async function primeStateFolder(folders: RunFolders): Promise<void> {
-  const env = serverEnv(folders);
-  const daemon = spawn(SERVER_COMMAND.command, [...SERVER_COMMAND.args, 'serve'], { env, stdio: 'ignore' });
-  const exited = new Promise((resolve) => daemon.once('exit', resolve));
-  try {
-    const answers = daemonFiles(folders.state).answers;
-    await waitFor('the daemon to write its MCP answers', () => existsSync(answers), { timeoutMs: 60_000 });
-  } finally {
-    spawnSync(SERVER_COMMAND.command, [...SERVER_COMMAND.args, 'stop'], { env, stdio: 'ignore', timeout: 30_000 });
-    await exited;
-  }
+/** One JSON-RPC message between the client and the MCP server, as wire-tee.ts logged it. */
+export interface WireLine {
+  from: 'client' | 'server';
+  message: { id?: string | number; method?: string; params?: Record<string, any>; result?: Record<string, any>; error?: { code: number; message: string } };
+}
+
+/** Where a run's wire log is. */
+export const wireLog = (folders: RunFolders) => join(folders.root, 'mcp-wire.jsonl');
+
+/** `command` and `args` of an MCP server entry, run through wire-tee.ts into the run's wire log. */
+export function teed(command: { command: string; args: string[] }, folders: RunFolders): { command: string; args: string[] } {
+  return { command: process.execPath, args: [WIRE_TEE, wireLog(folders), command.command, ...command.args] };
 }
 
 export interface ScriptedRunOptions {
@@ -143,6 +142,10 @@ export async function runScripted(options: ScriptedRunOptions): Promise<ClientRu
     .filter(Boolean)
     .map((l) => JSON.parse(l) as RecordLine);
   const results = lines.flatMap((l) => (l.kind === 'result' ? [l.result] : [])).sort((a, b) => a.step - b.step);
+  const wire = read(wireLog(folders))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as WireLine);
   const stdout = read(spec.client.stdoutPath);
   const stderr = read(spec.client.stderrPath);
   const exit = lines.find((l): l is Extract<RecordLine, { kind: 'client-exit' }> => l.kind === 'client-exit');
@@ -155,6 +158,7 @@ export async function runScripted(options: ScriptedRunOptions): Promise<ClientRu
     stdout,
     stderr,
     leftovers,
+    wire,
     result(index: number) {
       const found = results.find((r) => r.step === index);
       if (found) return found;

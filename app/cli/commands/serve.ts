@@ -45,8 +45,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     // The panel starts with the daemon and ends with it; a panel that cannot start costs the
     // panel, never the MCP clients.
     onStarted: async (daemon) => {
-      // For the next shim that has to start a daemon: it answers initialize and tools/list from this at once.
-      void describeMcpServer(daemon.services)
+      // For the next shim that has to start a daemon: it answers initialize, tools/list and server/discover from this at once (before the package's own answers).
+      void describeMcpServer()
         .then((answers) => writeQuickAnswers(daemon.files.answers, answers))
         .catch((error: Error) => daemon.log.warn(`the MCP answers for shims could not be written: ${error.message}`));
       try {

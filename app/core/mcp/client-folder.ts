@@ -57,8 +57,17 @@ export class ClientFolder {
     const previous = server.oninitialized;
     server.oninitialized = () => {
       previous?.();
-      void this.current().then((choice) => options.onInitialized?.(choice));
+      this.clientKnown();
     };
+  }
+
+  private known = false;
+
+  /** The client is initialized (handshake) or made its first stateless request: tell onInitialized, once. */
+  clientKnown(): void {
+    if (this.known) return;
+    this.known = true;
+    void this.current().then((choice) => this.options.onInitialized?.(choice));
   }
 
   /** The folder for a session started now for this client. */
