@@ -6,10 +6,14 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TEST_PYTHON } from '../../app/core/testing/test-python.js';
+import { TEST_PYTHON, isAlive } from '../../app/core/testing/test-python.js';
+import { waitFor, WaitTimeoutError } from '../../app/core/testing/wait-for.js';
 import { FACTS_KEY } from '../../app/core/tools/tool-context.js';
 
 export const CLI = fileURLToPath(new URL('../../app/cli/main.js', import.meta.url));
+
+/** How long daemonPid waits for the daemon a shim is starting. */
+const DAEMON_UP_MS = 15_000;
 
 export interface Harness {
   home: string;
@@ -68,10 +72,21 @@ export async function createHarness(extraEnv: Record<string, string> = {}, optio
       return client;
     },
     async daemonPid() {
+      // A shim answers initialize from the package's answers before the daemon it starts is up, so
+      // a test that asks right after connecting waits for it (at most DAEMON_UP_MS; null if none).
+      const live = async () => {
+        try {
+          const pid = JSON.parse(await readFile(join(home, 'daemon.json'), 'utf8')).pid;
+          return typeof pid === 'number' && isAlive(pid) ? pid : null;
+        } catch {
+          return null;
+        }
+      };
       try {
-        return JSON.parse(await readFile(join(home, 'daemon.json'), 'utf8')).pid ?? null;
-      } catch {
-        return null;
+        return await waitFor('a daemon in the state folder', live, { timeoutMs: DAEMON_UP_MS });
+      } catch (error) {
+        if (error instanceof WaitTimeoutError) return null;
+        throw error;
       }
     },
     async close() {
