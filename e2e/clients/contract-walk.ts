@@ -6,7 +6,11 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TEST_PYTHON } from '../../app/core/testing/test-python.js';
 import { readImages, readText, type ForwardedResult, type Step } from './model-script.js';
+
+/** The interpreter the sessions run in (the harness names it in PYTHON_MCP_INTERPRETER), as a pattern. */
+const TEST_PYTHON_PATTERN = TEST_PYTHON.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export const CONTRACT_TOOLS = [
   'python_status', 'list_interpreters', 'list_sessions', 'start_kernel', 'connect_to_kernel', 'disconnect_kernel', 'kernel_status',
@@ -74,14 +78,14 @@ export function contractWalk(project: string): WalkStep[] {
       label: 'python_status before any run names the interpreter and why',
       step: call('python_status'),
       expect: ({ text }) => {
-        assert.match(text, /\/usr\/bin\/python3/);
+        assert.match(text, new RegExp(TEST_PYTHON_PATTERN));
         assert.match(text, /PYTHON_MCP_INTERPRETER/);
       },
     },
     {
       label: 'list_interpreters lists the interpreter new sessions use',
       step: call('list_interpreters'),
-      expect: ({ text }) => assert.match(text, /\/usr\/bin\/python3[\s\S]*used for new sessions/),
+      expect: ({ text }) => assert.match(text, new RegExp(`${TEST_PYTHON_PATTERN}[\\s\\S]*used for new sessions`)),
     },
     {
       label: 'run_python: the model reads what was printed, then the last value',
