@@ -296,7 +296,10 @@ describe('the workspace in the panel: variables, data viewer, console, open else
     await page.fill('.console-input', 'from_the_person = 7');
     await page.press('.console-input', 'Shift+Enter');
     await page.locator('.entry:not(.entry-running)', { hasText: 'from_the_person = 7' }).waitFor(WAIT);
-    assert.equal(await model('print(from_the_person * 6)'), '42\n');
+    // And the model's next reply opens with the one line that says what the person ran (the
+    // interrupted cell and this one), with the name made.
+    assert.match(await model('print(from_the_person * 6)'), /^Since your last call, the person ran 2 cells \(In \[\d+\], In \[\d+\]\); new or changed: [^\n]*\bfrom_the_person\b[^\n]*\.\n42\n$/);
+    assert.equal(await model('print(from_the_person)'), '7\n', 'the line comes once');
   });
 
   test('hostile values: a repr that raises or hangs, HTML column names, a __getattr__ that prints', { timeout: 180_000 }, async () => {
