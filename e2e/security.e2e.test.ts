@@ -146,6 +146,10 @@ describe('the daemon and its kernels', { skip: SKIP }, () => {
       assert.ok(header, 'the genuine request was answered');
       assert.ok(existsSync(join(dir, 'genuine')), 'the genuine request ran');
       assert.deepEqual(readdirSync(dir).sort(), ['genuine'], 'no forged request ran');
+      // Its cell is logged once its idle status reaches the daemon on iopub, which the reply on
+      // this socket does not wait for.
+      const log = join(harness.home, 'sessions', 'default', 'log.jsonl');
+      await waitFor('the genuine request logged as another client’s cell', () => readFileSync(log, 'utf8').includes('"client":"another client"'));
       // The genuine request is another client's cell, as far as the session can tell: the next
       // reply opens with the line saying so (one cell, the genuine one), then the answer.
       assert.match(text(await run('secret')), /^Since your last call, another Jupyter client ran 1 cell \(In \[\d+\]\)[^\n]*\.\n42\n$/, 'the kernel is still the same and still serving');
