@@ -10,11 +10,11 @@
 import { fileURLToPath } from 'node:url';
 import { Kernel } from '../app/core/kernel/kernel.js';
 import { writeBenchResult } from './results-file.js';
-import type { SessionKernel } from '../app/core/kernel/session-kernel.js';
+import type { SessionKernel } from '../app/core/kernel/supervision/session-kernel.js';
 import { RemoteKernel } from '../app/core/remote/remote-kernel.js';
 import { RemoteServer } from '../app/core/remote/server-registry.js';
 import { startJupyterServer } from '../app/core/remote/testing/jupyter-server.js';
-import { callHelper } from '../app/core/kernel/helper-bridge.js';
+import { callHelper } from '../app/core/sessions/helper-bridge.js';
 import { median, ms, spread } from './stats.js';
 import { OUTPUT_10MB } from './kernel-engine.js';
 

@@ -15,7 +15,7 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { Kernel } from '../app/core/kernel/kernel.js';
-import { callHelper } from '../app/core/kernel/helper-bridge.js';
+import { callHelper } from '../app/core/sessions/helper-bridge.js';
 import { writeBenchResult } from './results-file.js';
 import { median, quantile, repeat, timed } from './stats.js';
 

@@ -5,13 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConnectionInfo } from './connection-info.js';
+import type { ConnectionInfo } from './messaging/connection-info.js';
 import { LocalProvisioner, type LocalProvisionerOptions } from './local-provisioner.js';
-import type { SessionKernel } from './session-kernel.js';
-import { KernelSupervisor, type SupervisorOptions } from './supervisor.js';
+import type { SessionKernel } from './supervision/session-kernel.js';
+import { KernelSupervisor, type SupervisorOptions } from './supervision/supervisor.js';
 
-export { KernelClosedError, KernelDiedError, KernelGaveUpError, KernelNotOursError, KernelUnavailableError, ConnectionLostError } from './kernel-errors.js';
-export { DEFAULT_INTERRUPT_GRACE_MS, KernelSupervisor, type ExecuteOptions, type KernelEvents, type KernelState, type RestartedInfo } from './supervisor.js';
+export { KernelClosedError, KernelDiedError, KernelGaveUpError, KernelNotOursError, KernelUnavailableError, ConnectionLostError } from './supervision/kernel-errors.js';
+export { DEFAULT_INTERRUPT_GRACE_MS, KernelSupervisor, type ExecuteOptions, type KernelEvents, type KernelState, type RestartedInfo } from './supervision/supervisor.js';
 
 export interface KernelOptions extends LocalProvisionerOptions, SupervisorOptions {}
 

@@ -6,14 +6,14 @@
  */
 import { EventEmitter } from 'node:events';
 import { settledWithin } from '../timers.js';
-import { readConnectionFile, removeConnectionFile, type ConnectionInfo } from './connection-info.js';
-import { Heartbeat, HeartbeatSocket, type HeartbeatOptions } from './heartbeat.js';
-import { KernelClient } from './kernel-client.js';
-import { KernelUnavailableError } from './kernel-errors.js';
-import { describeExit, type ExitInfo, type KernelProcess } from './kernel-process.js';
-import { launchKernel, type LaunchKernelOptions, type LaunchedKernel } from './launch.js';
+import { readConnectionFile, removeConnectionFile, type ConnectionInfo } from './messaging/connection-info.js';
+import { Heartbeat, HeartbeatSocket, type HeartbeatOptions } from './process/heartbeat.js';
+import { KernelClient } from './messaging/kernel-client.js';
+import { KernelUnavailableError } from './supervision/kernel-errors.js';
+import { describeExit, type ExitInfo, type KernelProcess } from './process/kernel-process.js';
+import { launchKernel, type LaunchKernelOptions, type LaunchedKernel } from './process/launch.js';
 import { reasonOf, silentLogger, type EngineLogger } from './logger.js';
-import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from './provisioner.js';
+import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from './supervision/provisioner.js';
 
 export interface LocalProvisionerOptions extends LaunchKernelOptions {
   /** How interrupts are delivered: SIGINT to the process group, or interrupt_request. */

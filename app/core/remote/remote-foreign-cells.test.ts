@@ -6,8 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { ForeignCell } from '../kernel/foreign-cells.js';
-import { outputText } from '../kernel/outputs.js';
+import type { ForeignCell } from '../kernel/execution/foreign-cells.js';
+import { outputText } from '../kernel/execution/outputs.js';
 import { withDeadline } from '../testing/wait-for.js';
 import { JupyterApi } from './jupyter-api.js';
 import { KernelChannel } from './kernel-channel.js';

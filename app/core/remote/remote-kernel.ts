@@ -18,13 +18,13 @@ import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KernelClosedError, KernelUnavailableError } from '../kernel/kernel-errors.js';
+import { KernelClosedError, KernelUnavailableError } from '../kernel/supervision/kernel-errors.js';
 import { reasonOf, silentLogger, type EngineLogger } from '../kernel/logger.js';
-import type { ConnectionState, ConnectionStatus, Incarnation, KernelDeath, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/provisioner.js';
-import { awaitReady, ReadinessError } from '../kernel/readiness.js';
-import { KernelSupervisor, type SupervisorOptions } from '../kernel/supervisor.js';
-import type { SessionKernel } from '../kernel/session-kernel.js';
-import type { KernelInfo } from '../kernel/transport.js';
+import type { ConnectionState, ConnectionStatus, Incarnation, KernelDeath, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/supervision/provisioner.js';
+import { awaitReady, ReadinessError } from '../kernel/messaging/readiness.js';
+import { KernelSupervisor, type SupervisorOptions } from '../kernel/supervision/supervisor.js';
+import type { SessionKernel } from '../kernel/supervision/session-kernel.js';
+import type { KernelInfo } from '../kernel/messaging/transport.js';
 import { pythonHelpersDir } from '../package-root.js';
 import { delay, settledWithin, type Delay } from '../timers.js';
 import type { JupyterMessage } from '../wire/index.js';
@@ -34,8 +34,8 @@ import { DEFAULT_START_TIMEOUT_MS, JupyterApi, RemoteServerError, type JupyterAp
 import { KernelChannel, type ChannelOptions } from './kernel-channel.js';
 import type { RemoteServer } from './server-registry.js';
 
-export { ConnectionLostError as RemoteConnectionLostError } from '../kernel/kernel-errors.js';
-export type { ConnectionState, ConnectionStatus } from '../kernel/provisioner.js';
+export { ConnectionLostError as RemoteConnectionLostError } from '../kernel/supervision/kernel-errors.js';
+export type { ConnectionState, ConnectionStatus } from '../kernel/supervision/provisioner.js';
 
 export interface RemoteKernelOptions extends JupyterApiOptions, ChannelOptions, SupervisorOptions {
   /** How long a call waits for a dropped connection to come back before it fails (default 10 s). */

@@ -9,9 +9,9 @@
  */
 import { resolve } from 'node:path';
 import { Kernel, defaultSpillPath, type ExecuteOptions, type KernelOptions } from '../kernel/kernel.js';
-import { outputText, type ExecutionResult, type Output } from '../kernel/outputs.js';
-import type { PythonErrorInfo } from '../kernel/error-text.js';
-import { callHelper } from '../kernel/helper-bridge.js';
+import { outputText, type ExecutionResult, type Output } from '../kernel/execution/outputs.js';
+import type { PythonErrorInfo } from '../kernel/execution/error-text.js';
+import { callHelper } from '../sessions/helper-bridge.js';
 
 export interface PythonRunnerOptions extends Partial<KernelOptions> {
   /** The Python to run; defaults to PYTHON_MCP_INTERPRETER, then `python3` (`python` on Windows). */

@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kernel } from '../kernel/kernel.js';
-import { outputText } from '../kernel/outputs.js';
+import { outputText } from '../kernel/execution/outputs.js';
 import { TEST_PYTHON } from '../testing/test-python.js';
 import { waitFor } from '../testing/wait-for.js';
 import { WarmPool } from './warm-pool.js';

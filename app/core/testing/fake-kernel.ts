@@ -7,11 +7,11 @@
  */
 import { EventEmitter } from 'node:events';
 import { createMessage, type JsonObject, type JupyterMessage } from '../wire/index.js';
-import { RESULT_MIME } from '../kernel/helper-bridge.js';
-import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/provisioner.js';
-import type { SessionKernel } from '../kernel/session-kernel.js';
-import { KernelSupervisor, type SupervisorOptions } from '../kernel/supervisor.js';
-import { MessageRouter, type IopubHandler, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/transport.js';
+import { RESULT_MIME } from '../sessions/helper-bridge.js';
+import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/supervision/provisioner.js';
+import type { SessionKernel } from '../kernel/supervision/session-kernel.js';
+import { KernelSupervisor, type SupervisorOptions } from '../kernel/supervision/supervisor.js';
+import { MessageRouter, type IopubHandler, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/messaging/transport.js';
 
 const NAMES_KEY = '__python_session_names__';
 

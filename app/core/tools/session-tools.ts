@@ -1,6 +1,7 @@
 /** Sessions and kernels: status, interpreters, start/connect/stop, interrupt, restart, reset. */
 import { z } from 'zod';
-import { formatBytes, formatDuration, residentBytes } from '../kernel/process-stats.js';
+import { residentBytes } from '../kernel/process/process-stats.js';
+import { formatBytes, formatDuration } from '../format.js';
 import { listInterpreters, probeInterpreter } from '../interpreters/index.js';
 import { describeServers, formatOffers } from '../remote/kernelspecs.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';

@@ -7,9 +7,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kernel } from '../kernel/kernel.js';
-import { callHelper, ToolCallError } from '../kernel/helper-bridge.js';
-import type { SessionKernel } from '../kernel/session-kernel.js';
-import { outputText } from '../kernel/outputs.js';
+import { callHelper, ToolCallError } from '../sessions/helper-bridge.js';
+import type { SessionKernel } from '../kernel/supervision/session-kernel.js';
+import { outputText } from '../kernel/execution/outputs.js';
 import { hasModule, pyenvPython, pyenvVersions } from '../testing/interpreters-here.js';
 import { TEST_PYTHON, markChildProcesses } from '../testing/test-python.js';
 import { WorkerKernel } from '../worker/worker-kernel.js';

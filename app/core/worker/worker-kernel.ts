@@ -3,8 +3,8 @@
  * kernels (queue, timeouts, interrupt escalation, deaths and replacement within the restart
  * policy), over the WorkerProvisioner and its signed loopback transport.
  */
-import type { SessionKernel } from '../kernel/session-kernel.js';
-import { KernelSupervisor, type SupervisorOptions } from '../kernel/supervisor.js';
+import type { SessionKernel } from '../kernel/supervision/session-kernel.js';
+import { KernelSupervisor, type SupervisorOptions } from '../kernel/supervision/supervisor.js';
 import { WorkerProvisioner, type WorkerProvisionerOptions } from './worker-provisioner.js';
 
 export interface WorkerKernelOptions extends WorkerProvisionerOptions, SupervisorOptions {}

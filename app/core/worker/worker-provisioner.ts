@@ -7,11 +7,11 @@
  * thread there; its SIGBREAK handler also takes a console CTRL_BREAK_EVENT).
  */
 import { EventEmitter } from 'node:events';
-import type { Heartbeat, HeartbeatOptions } from '../kernel/heartbeat.js';
-import { KernelUnavailableError } from '../kernel/kernel-errors.js';
-import { describeExit, type ExitInfo, type KernelProcess } from '../kernel/kernel-process.js';
+import type { Heartbeat, HeartbeatOptions } from '../kernel/process/heartbeat.js';
+import { KernelUnavailableError } from '../kernel/supervision/kernel-errors.js';
+import { describeExit, type ExitInfo, type KernelProcess } from '../kernel/process/kernel-process.js';
 import { reasonOf, silentLogger, type EngineLogger } from '../kernel/logger.js';
-import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/provisioner.js';
+import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/supervision/provisioner.js';
 import { settledWithin } from '../timers.js';
 import { launchWorker, type LaunchedWorker, type WorkerLaunchOptions } from './launch-worker.js';
 import { workerHeartbeat } from './worker-heartbeat.js';

@@ -9,14 +9,14 @@
 import { EventEmitter } from 'node:events';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { residentBytes } from '../../kernel/process-stats.js';
+import { residentBytes } from '../../kernel/process/process-stats.js';
 import type { KernelState } from '../../kernel/kernel.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
 import { SESSION_NAME } from '../../sessions/session-manager.js';
 import type { Session } from '../../sessions/session.js';
 import type { LogEntry } from '../../sessions/session-log.js';
 import { ANOTHER_CLIENT } from '../../sessions/parties.js';
-import type { Output } from '../../kernel/outputs.js';
+import type { Output } from '../../kernel/execution/outputs.js';
 import { entryView, type EntryView } from './log.js';
 import { LiveOutputs, type LiveOutputView } from './live-output.js';
 

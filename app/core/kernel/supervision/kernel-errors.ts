@@ -3,7 +3,7 @@
  * The words are plain and name no tool; the tools layer and the panel add their own (which
  * call to make next) from the fields.
  */
-import type { ExitInfo } from './kernel-process.js';
+import type { ExitInfo } from '../process/kernel-process.js';
 
 /**
  * What the caller can do next: nothing (a fresh kernel is already there), wait (the provisioner

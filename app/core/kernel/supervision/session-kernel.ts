@@ -6,10 +6,10 @@
 import type { EventEmitter } from 'node:events';
 import type { HelperTransport, KernelPlace } from './provisioner.js';
 import type { ExecuteOptions, KernelEvents, KernelState } from './supervisor.js';
-import type { KernelInfo } from './transport.js';
-import type { ExecutionResult } from './outputs.js';
-import type { OutputLimits } from './output-collector.js';
-import type { NameFingerprints } from './user-names.js';
+import type { KernelInfo } from '../messaging/transport.js';
+import type { ExecutionResult } from '../execution/outputs.js';
+import type { OutputLimits } from '../execution/output-collector.js';
+import type { NameFingerprints } from '../execution/user-names.js';
 
 export interface SessionKernel extends EventEmitter<KernelEvents> {
   /** Started by us (ours to restart and kill), or attached to someone else's. */

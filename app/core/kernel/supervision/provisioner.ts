@@ -10,8 +10,8 @@
  * does what it is asked. It never fails a run or counts names: it emits, and the supervisor acts.
  */
 import type { EventEmitter } from 'node:events';
-import type { ExitInfo } from './kernel-process.js';
-import type { KernelInfo, KernelTransport } from './transport.js';
+import type { ExitInfo } from '../process/kernel-process.js';
+import type { KernelInfo, KernelTransport } from '../messaging/transport.js';
 
 /** One kernel process as the supervisor sees it: a ready transport to it. */
 export interface Incarnation {

@@ -12,17 +12,17 @@
  */
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { settledWithin, sleep } from '../timers.js';
-import { ExecutionFuture, type OutputLimits } from './execution.js';
-import { ForeignCellAssembler, type ForeignCell } from './foreign-cells.js';
+import { settledWithin, sleep } from '../../timers.js';
+import { ExecutionFuture, type OutputLimits } from '../execution/execution.js';
+import { ForeignCellAssembler, type ForeignCell } from '../execution/foreign-cells.js';
 import { ConnectionLostError, KernelClosedError, KernelDiedError, KernelGaveUpError, KernelNotOursError, lostLine } from './kernel-errors.js';
-import { reasonOf, silentLogger, type EngineLogger } from './logger.js';
-import type { ExecutionResult, Output } from './outputs.js';
+import { reasonOf, silentLogger, type EngineLogger } from '../logger.js';
+import type { ExecutionResult, Output } from '../execution/outputs.js';
 import type { HelperTransport, Incarnation, KernelDeath, KernelPlace, KernelProvisioner } from './provisioner.js';
 import { RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
-import type { KernelInfo, KernelTransport } from './transport.js';
-import type { JupyterMessage } from '../wire/index.js';
-import { namesExpressions, readUserNames, type NameFingerprints } from './user-names.js';
+import type { KernelInfo, KernelTransport } from '../messaging/transport.js';
+import type { JupyterMessage } from '../../wire/index.js';
+import { namesExpressions, readUserNames, type NameFingerprints } from '../execution/user-names.js';
 
 export type KernelState = 'starting' | 'idle' | 'busy' | 'restarting' | 'dead' | 'closed';
 

@@ -7,11 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import { createMessage, type JsonObject } from '../wire/index.js';
+import { createMessage, type JsonObject } from '../../wire/index.js';
 import { ConnectionLostError } from './kernel-errors.js';
 import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from './provisioner.js';
 import { KernelSupervisor } from './supervisor.js';
-import type { KernelTransport, RequestChannel, SentRequest, TransportEvents } from './transport.js';
+import type { KernelTransport, RequestChannel, SentRequest, TransportEvents } from '../messaging/transport.js';
 
 /** Replies to every request at once and never publishes anything on iopub. */
 class SilentRelay extends EventEmitter<TransportEvents> implements KernelTransport {
