@@ -141,13 +141,7 @@ export class LocalProvisioner extends EventEmitter<ProvisionerEvents> implements
     return this.start();
   }
 
-  outputLost(): string {
-    return 'The output of the run did not arrive.'; // ZeroMQ does not lose output: outputWatchdogMs is unset
-  }
-
-  restartRefusal(): string {
-    return 'This kernel was started elsewhere; restart it there, or start a new kernel here.';
-  }
+  outputLost(): void {} // ZeroMQ does not lose output: outputWatchdogMs is unset
 
   async shutdown(_current: Incarnation | null, polite: boolean): Promise<void> {
     const live = this.live;

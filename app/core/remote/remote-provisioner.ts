@@ -72,7 +72,7 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
   constructor(
     private server: RemoteServer,
     private readonly target: RemoteTarget,
-    private readonly options: RemoteProvisionerOptions,
+    private readonly options: RemoteProvisionerOptions = {},
   ) {
     super();
     this.api = new JupyterApi(server, options);
@@ -201,10 +201,6 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
     if (!this.closed) await this.api.interrupt(this.kernelIdValue);
   }
 
-  restartRefusal(): string {
-    return `This kernel was started elsewhere (kernel ${this.kernelIdValue} on ${this.server.label}); restart it there, or start a new kernel here.`;
-  }
-
   async restart(current: Incarnation | null): Promise<Incarnation> {
     const channel = (current?.transport as KernelChannel | undefined) ?? this.channel;
     if (!channel) throw this.unavailableError();
@@ -241,7 +237,7 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
     }
   }
 
-  outputLost(incarnation: Incarnation): string {
+  outputLost(incarnation: Incarnation): void {
     const channel = incarnation.transport as KernelChannel;
     if (channel === this.channel) {
       this.channel = null;
@@ -249,10 +245,6 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
       channel.close('output stopped arriving');
       this.startReconnecting("the server stopped relaying the kernel's output");
     }
-    return (
-      `The Jupyter server ${this.server.label} stopped relaying the kernel's output: the code ran (its reply came) but what it printed or displayed did not arrive. ` +
-      'Python Session is reconnecting; run it again if you need to see its output.'
-    );
   }
 
   /** Ends a kernel we started (just disconnects from an attached one). Idempotent, bounded. */

@@ -9,7 +9,6 @@ import { EventEmitter } from 'node:events';
 import { createMessage, type JsonObject, type JupyterMessage } from '../wire/index.js';
 import { RESULT_MIME } from '../sessions/helper-bridge.js';
 import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/supervision/provisioner.js';
-import type { SessionKernel } from '../kernel/supervision/session-kernel.js';
 import { KernelSupervisor, type SupervisorOptions } from '../kernel/supervision/supervisor.js';
 import { MessageRouter, type IopubHandler, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/messaging/transport.js';
 
@@ -222,13 +221,7 @@ export class FakeProvisioner extends EventEmitter<ProvisionerEvents> implements 
     if (!this.ignoreInterrupts) process.running?.raise('KeyboardInterrupt');
   }
 
-  outputLost(): string {
-    return 'The fake relay lost the output.';
-  }
-
-  restartRefusal(): string {
-    return 'This fake kernel is not ours to restart.';
-  }
+  outputLost(): void {}
 
   async shutdown(): Promise<void> {
     this.process?.transport.close();
@@ -242,12 +235,8 @@ export class FakeProvisioner extends EventEmitter<ProvisionerEvents> implements 
 }
 
 /** The real supervisor over the fake provisioner: what a Session runs on in the tests. */
-export class FakeKernel extends KernelSupervisor implements SessionKernel {
-  static async start(provisioner = new FakeProvisioner(), options: SupervisorOptions = {}): Promise<FakeKernel> {
-    const kernel = new FakeKernel(provisioner, { interruptGraceMs: 40, ...options });
-    await kernel.begin(provisioner.start());
-    return kernel;
-  }
+export function startFakeKernel(provisioner = new FakeProvisioner(), options: SupervisorOptions = {}): Promise<KernelSupervisor<FakeProvisioner>> {
+  return KernelSupervisor.start(provisioner, { interruptGraceMs: 40, ...options });
 }
 
 /** Answers every cell at once: helper calls with `helper`'s payload, code with `run` (default: finish ok). */

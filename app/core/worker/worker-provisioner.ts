@@ -108,13 +108,7 @@ export class WorkerProvisioner extends EventEmitter<ProvisionerEvents> implement
     return this.start();
   }
 
-  outputLost(): string {
-    return 'The output of the run did not arrive.'; // one TCP connection: output is never lost apart from replies
-  }
-
-  restartRefusal(): string {
-    return 'The built-in worker is always ours to restart.'; // never asked: owned is true
-  }
+  outputLost(): void {} // one TCP connection: output is never lost apart from replies
 
   async shutdown(_current: Incarnation | null, polite: boolean): Promise<void> {
     const live = this.live;

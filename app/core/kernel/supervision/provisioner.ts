@@ -106,11 +106,9 @@ export interface KernelProvisioner extends EventEmitter<ProvisionerEvents> {
   interrupt(current: Incarnation | null): Promise<void>;
   /**
    * The transport lost the output of a run (its reply came, none of its iopub): drop it and get
-   * a new one, announced with 'connected'. Returns the account for the run.
+   * a new one, announced with 'connected'. The supervisor tells the run what happened, from `place`.
    */
-  outputLost(incarnation: Incarnation): string;
-  /** What to tell when a restart is asked of a kernel that is not ours (where it was started). */
-  restartRefusal(): string;
+  outputLost(incarnation: Incarnation): void;
   /**
    * Ends the kernel for good (an attached one is only disconnected). `polite`: ask it first.
    * Bounded in time; never throws.
