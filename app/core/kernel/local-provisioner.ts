@@ -38,7 +38,7 @@ interface Live {
   hungReason?: string;
 }
 
-const PLACE: KernelPlace = { kind: 'local', label: 'local' };
+const PLACE: KernelPlace = { kind: 'local' };
 
 export class LocalProvisioner extends EventEmitter<ProvisionerEvents> implements KernelProvisioner {
   readonly helperTransport = 'local-path' as const;

@@ -19,6 +19,7 @@ import { RemoteServer } from './server-registry.js';
 import { jupyterServerAvailable, startJupyterServer, type TestJupyterServer } from './testing/jupyter-server.js';
 import { startTcpProxy, type TcpProxy } from './testing/tcp-proxy.js';
 import { RemoteProvisioner } from './remote-provisioner.js';
+import { placeLabel } from '../kernel/supervision/provisioner.js';
 
 // Skipped on a developer machine without the server; in CI (CI=true) a missing server fails the run instead.
 const skip = jupyterServerAvailable() || process.env.CI ? false : 'needs python3-jupyter-server (apt-get install python3-jupyter-server)';
@@ -69,7 +70,7 @@ describe('a kernel on a Jupyter server', { skip }, () => {
   });
 
   test('says where it runs, and that it is ours', BOUNDED, () => {
-    assert.equal(kernel.location, `lab (${proxy.url})`);
+    assert.equal(placeLabel(kernel.place), `lab (${proxy.url})`);
     assert.equal(kernel.helperTransport, 'inline-source');
     assert.equal(kernel.pid, undefined);
     assert.equal(kernel.owned, true);

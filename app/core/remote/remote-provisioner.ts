@@ -85,7 +85,7 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
   }
 
   get place(): KernelPlace {
-    return { kind: 'remote', label: this.server.label, serverName: this.server.name, serverUrl: this.server.url, kernelId: this.kernelIdValue, kernelName: this.kernelNameValue, connection: this.connection };
+    return { kind: 'remote', serverName: this.server.name, serverUrl: this.server.url, kernelId: this.kernelIdValue, kernelName: this.kernelNameValue, connection: this.connection };
   }
 
   get kernelId(): string {

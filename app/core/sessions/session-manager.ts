@@ -23,6 +23,7 @@ import { WarmPool } from './warm-pool.js';
 import { NoSuchSessionError, SessionError } from './session-errors.js';
 import { WorkerProvisioner } from '../worker/worker-provisioner.js';
 import { RemoteProvisioner } from '../remote/remote-provisioner.js';
+import { placeLabel } from '../kernel/supervision/provisioner.js';
 
 export const DEFAULT_SESSION = 'default';
 export const SESSION_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -163,7 +164,7 @@ export class SessionManager extends EventEmitter {
     const existing = this.sessions.get(name) ?? (await this.starting.get(name)?.catch(() => undefined));
     if (existing) {
       const facts = existing.facts();
-      const where = facts.location === 'local' ? (facts.owned ? `pid ${facts.pid}` : 'attached') : `on ${facts.location}`;
+      const where = placeLabel(facts.place) === 'local' ? (facts.owned ? `pid ${facts.pid}` : 'attached') : `on ${placeLabel(facts.place)}`;
       throw new SessionError(`Session "${name}" already has a kernel (${where}, ${existing.interpreter?.path ?? 'unknown interpreter'}).`, { kind: 'restart-or-rename', session: name });
     }
     const starting = this.launch(name, request);

@@ -77,11 +77,8 @@ export interface SessionFacts {
   owned: boolean;
   pid?: number;
   interpreter?: SessionInterpreter;
-  /** Where the kernel runs, as data, and in words ("local", or a server's name and URL). */
+  /** Where the kernel runs, as data; the words come from `placeLabel`. */
   place: KernelPlace;
-  location: string;
-  /** The remote Jupyter server's registered name; absent for a kernel on this machine. */
-  server?: string;
   /** How another client attaches to this kernel (a connection file, "<server>:<id>"). */
   attachAs?: string;
   /** The connection file of a kernel we attached to (absent for our own). */
@@ -210,8 +207,6 @@ export class Session extends EventEmitter {
       pid: kernel.pid,
       interpreter: this.interpreter,
       place,
-      location: place.label,
-      server: place.kind === 'remote' ? place.serverName : undefined,
       attachAs: kernel.connectionFile,
       connectionFile: kernel.owned ? undefined : kernel.connectionFile,
       kernelInfo: kernel.kernelInfo,

@@ -163,7 +163,7 @@ export class FakeProcess {
 export class FakeProvisioner extends EventEmitter<ProvisionerEvents> implements KernelProvisioner {
   readonly owned: boolean;
   readonly helperTransport = 'local-path' as const;
-  readonly place: KernelPlace = { kind: 'local', label: 'local' };
+  readonly place: KernelPlace = { kind: 'local' };
   readonly endedFromElsewhere = false;
   readonly pid = undefined;
   readonly connectionFile = undefined;

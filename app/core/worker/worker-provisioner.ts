@@ -39,7 +39,7 @@ interface Live {
 }
 
 // On this machine like a local ipykernel (paths, pids and folders mean the same); the engine is told apart in status.
-const PLACE: KernelPlace = { kind: 'worker', label: 'local' };
+const PLACE: KernelPlace = { kind: 'worker' };
 
 export class WorkerProvisioner extends EventEmitter<ProvisionerEvents> implements KernelProvisioner {
   readonly owned = true;

@@ -154,7 +154,7 @@ export class PanelModel extends EventEmitter {
       interpreter: facts.interpreter?.path ?? null,
       interpreterReason: facts.interpreter?.reason ?? null,
       engine: facts.interpreter?.engine ? { name: facts.interpreter.engine.engine, reason: facts.interpreter.engine.reason, upgrade: facts.interpreter.engine.upgrade ?? null } : null,
-      server: facts.server ?? null,
+      server: facts.place.kind === 'remote' ? facts.place.serverName : null,
       pythonVersion: facts.kernelInfo?.language_info?.version ?? null,
       connectionFile: facts.connectionFile ?? null,
       cwd: facts.cwd ?? null,

@@ -4,7 +4,7 @@
  * call to make next) from the fields.
  */
 import type { ExitInfo } from '../process/kernel-process.js';
-import type { KernelPlace } from './provisioner.js';
+import { placeLabel, type KernelPlace } from './provisioner.js';
 
 /**
  * What the caller can do next: nothing (a fresh kernel is already there), wait (the provisioner
@@ -70,13 +70,13 @@ export function lostLine(names: readonly string[]): string {
 export function outputLostMessage(place: KernelPlace): string {
   if (place.kind !== 'remote') return 'The output of the run did not arrive.';
   return (
-    `The Jupyter server ${place.label} stopped relaying the kernel's output: the code ran (its reply came) but what it printed or displayed did not arrive. ` +
+    `The Jupyter server ${placeLabel(place)} stopped relaying the kernel's output: the code ran (its reply came) but what it printed or displayed did not arrive. ` +
     'Python Session is reconnecting; run it again if you need to see its output.'
   );
 }
 
 /** A restart asked of a kernel that is not ours: where it was started. */
 export function notOursMessage(place: KernelPlace): string {
-  const where = place.kind === 'remote' ? ` (kernel ${place.kernelId} on ${place.label})` : '';
+  const where = place.kind === 'remote' ? ` (kernel ${place.kernelId} on ${placeLabel(place)})` : '';
   return `This kernel was started elsewhere${where}; restart it there, or start a new kernel here.`;
 }

@@ -37,11 +37,24 @@ export interface ConnectionStatus {
   nextAttemptAt?: number;
 }
 
-/** Where a kernel runs, for people and for status: this machine, or a named server. */
+/**
+ * Where a kernel runs, as data (the one name for it: the words are derived, by `placeLabel`):
+ * this machine under ipykernel or the built-in worker, or a named server.
+ */
 export type KernelPlace =
-  | { kind: 'local'; label: 'local' }
-  | { kind: 'remote'; label: string; serverName: string; serverUrl: string; kernelId: string; kernelName: string; connection: ConnectionStatus }
-  | { kind: 'worker'; label: string };
+  | { kind: 'local' }
+  | { kind: 'worker' }
+  | { kind: 'remote'; serverName: string; serverUrl: string; kernelId: string; kernelName: string; connection: ConnectionStatus };
+
+/** A server for people: "lab (https://lab.example.org:8888/)". */
+export function serverLabel(server: { name: string; url: string }): string {
+  return `${server.name} (${server.url})`;
+}
+
+/** Where a kernel runs, in the words status has always used: "local" on this machine (ipykernel or the worker), else its server. */
+export function placeLabel(place: KernelPlace): string {
+  return place.kind === 'remote' ? serverLabel({ name: place.serverName, url: place.serverUrl }) : 'local';
+}
 
 /**
  * Who brings a kernel back after a death: the supervisor (it asks for a start, within its

@@ -32,12 +32,8 @@ export interface SessionKernel extends EventEmitter<KernelEvents> {
   foreignLimits: () => OutputLimits;
   readonly restartCount: number;
   readonly executionCount: number;
-  /** Where it runs, for people: "local", or the remote server's name and URL. */
-  readonly location: string;
   /** Where it runs, as data: this machine, a server (its name, URL, kernel id and connection), the worker. */
   readonly place: KernelPlace;
-  /** The registered name of the remote server it runs on (see ServerRegistry); undefined for a local kernel. */
-  readonly serverName?: string;
   /** How the Python helpers reach it: imported from this machine's files, or sent as source. */
   readonly helperTransport: HelperTransport;
   /** The kernel's own recent stdout/stderr lines, when we can see them. */

@@ -40,7 +40,7 @@ class SilentRelay extends EventEmitter<TransportEvents> implements KernelTranspo
 class OneRelayProvisioner extends EventEmitter<ProvisionerEvents> implements KernelProvisioner {
   readonly owned = true;
   readonly helperTransport = 'inline-source' as const;
-  readonly place: KernelPlace = { kind: 'remote', label: 'relay', serverName: 'relay', serverUrl: 'http://127.0.0.1:1', kernelId: 'k1', kernelName: 'python3', connection: { state: 'connected', since: 0, attempts: 0 } };
+  readonly place: KernelPlace = { kind: 'remote', serverName: 'relay', serverUrl: 'http://127.0.0.1:1', kernelId: 'k1', kernelName: 'python3', connection: { state: 'connected', since: 0, attempts: 0 } };
   readonly endedFromElsewhere = false;
   readonly pid = undefined;
   readonly connectionFile = undefined;
@@ -78,7 +78,7 @@ test('a reply whose output never comes fails the run with the provisioner’s ac
   const supervisor = await KernelSupervisor.start(provisioner);
   await assert.rejects(supervisor.execute("print('relayed')"), (error: Error) => {
     assert.ok(error instanceof ConnectionLostError);
-    assert.equal(error.message, "The Jupyter server relay stopped relaying the kernel's output: the code ran (its reply came) but what it printed or displayed did not arrive. Python Session is reconnecting; run it again if you need to see its output.");
+    assert.equal(error.message, "The Jupyter server relay (http://127.0.0.1:1) stopped relaying the kernel's output: the code ran (its reply came) but what it printed or displayed did not arrive. Python Session is reconnecting; run it again if you need to see its output.");
     return true;
   });
   assert.equal(provisioner.lost.length, 1, 'the provisioner was told, so it can reconnect');

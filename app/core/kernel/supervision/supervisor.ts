@@ -152,15 +152,6 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
     return this.provisioner.place;
   }
 
-  get location(): string {
-    return this.provisioner.place.label;
-  }
-
-  get serverName(): string | undefined {
-    const place = this.provisioner.place;
-    return place.kind === 'remote' ? place.serverName : undefined;
-  }
-
   get helperTransport(): HelperTransport {
     return this.provisioner.helperTransport;
   }
