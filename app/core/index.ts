@@ -1,6 +1,6 @@
 /** The library entry: the kernel engine and PythonRunner, usable without the daemon. */
 export { PythonRunner, PythonError, PythonTimeoutError, type PythonRunnerOptions, type RunOptions, type ValueDetails } from './runner/python-runner.js';
-export { Kernel, KernelDiedError, KernelClosedError, type KernelOptions, type KernelState, type ExecuteOptions } from './kernel/kernel.js';
+export { type Kernel, KernelSupervisor, LocalProvisioner, attachedKernelOptions, KernelDiedError, KernelClosedError, type KernelOptions, type KernelState, type ExecuteOptions } from './kernel/kernel.js';
 export { KernelStartError } from './kernel/process/launch.js';
 export { outputText, type ExecutionResult, type Output, type MimeBundle } from './kernel/execution/outputs.js';
 export { describePythonError, stripAnsi, type PythonErrorInfo } from './kernel/execution/error-text.js';
