@@ -8,12 +8,12 @@
  * - a dropped connection to a Jupyter server (when python3-jupyter-server is there): the cut to
  *   the run's error.
  */
-import { Kernel } from '../app/core/kernel/kernel.js';
-import { RemoteKernel } from '../app/core/remote/remote-kernel.js';
+import { type Kernel, KernelSupervisor, LocalProvisioner } from '../app/core/kernel/kernel.js';
 import { RemoteServer } from '../app/core/remote/server-registry.js';
 import { jupyterServerAvailable, startJupyterServer } from '../app/core/remote/testing/jupyter-server.js';
 import { startTcpProxy } from '../app/core/remote/testing/tcp-proxy.js';
 import { spread, timed } from './stats.js';
+import { RemoteProvisioner } from '../app/core/remote/remote-provisioner.js';
 
 const python = process.argv[2] || process.env.PYTHON_SESSION_TEST_PYTHON || '/usr/bin/python3';
 const rounds = Number(process.argv[3] ?? 5);
@@ -28,7 +28,7 @@ function runPast(kernel: { execute: Kernel['execute'] }, code: string) {
 }
 
 async function heartbeat(): Promise<number[]> {
-  const kernel = await Kernel.start({ interpreter: python }); // the default heartbeat, as the daemon runs it
+  const kernel = await KernelSupervisor.start(new LocalProvisioner({ interpreter: python })); // the default heartbeat, as the daemon runs it
   const values: number[] = [];
   try {
     for (let i = 0; i < rounds; i++) {
@@ -49,7 +49,7 @@ async function heartbeat(): Promise<number[]> {
 }
 
 async function timeout(): Promise<{ total: number[]; past: number[] }> {
-  const kernel = await Kernel.start({ interpreter: python });
+  const kernel = await KernelSupervisor.start(new LocalProvisioner({ interpreter: python }));
   const total: number[] = [];
   try {
     for (let i = 0; i < rounds; i++) {
@@ -67,7 +67,7 @@ async function droppedConnection(): Promise<number[] | string> {
   if (!jupyterServerAvailable(python)) return `skipped: ${python} has no jupyter_server`;
   const server = await startJupyterServer({ python });
   const proxy = await startTcpProxy(server.port);
-  const kernel = await RemoteKernel.start(new RemoteServer('bench', proxy.url, server.token), {}, { reconnectWaitMs: 3000, backoff: { initialMs: 100, maxMs: 800 } });
+  const kernel = await KernelSupervisor.start(new RemoteProvisioner(new RemoteServer('bench', proxy.url, server.token), { kind: 'start' }, { reconnectWaitMs: 3000, backoff: { initialMs: 100, maxMs: 800 } }));
   const values: number[] = [];
   try {
     for (let i = 0; i < rounds; i++) {
@@ -85,7 +85,7 @@ async function droppedConnection(): Promise<number[] | string> {
           );
         }),
       );
-      while (kernel.connection.state !== 'connected') await new Promise((resolve) => setTimeout(resolve, 50));
+      while (kernel.provisioner.connection.state !== 'connected') await new Promise((resolve) => setTimeout(resolve, 50));
       await kernel.execute('import time; time.sleep(2.5)'); // the cut run's sleep ends on the server before the next round
     }
   } finally {

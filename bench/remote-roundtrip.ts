@@ -8,15 +8,15 @@
  * Writes bench/results/remote-roundtrip.json and prints a Markdown table.
  */
 import { fileURLToPath } from 'node:url';
-import { Kernel } from '../app/core/kernel/kernel.js';
+import { KernelSupervisor, LocalProvisioner } from '../app/core/kernel/kernel.js';
 import { writeBenchResult } from './results-file.js';
-import type { SessionKernel } from '../app/core/kernel/session-kernel.js';
-import { RemoteKernel } from '../app/core/remote/remote-kernel.js';
+import type { SessionKernel } from '../app/core/kernel/supervision/session-kernel.js';
 import { RemoteServer } from '../app/core/remote/server-registry.js';
 import { startJupyterServer } from '../app/core/remote/testing/jupyter-server.js';
-import { callHelper } from '../app/core/kernel/helper-bridge.js';
+import { callHelper } from '../app/core/sessions/helper-bridge.js';
 import { median, ms, spread } from './stats.js';
 import { OUTPUT_10MB } from './kernel-engine.js';
+import { RemoteProvisioner } from '../app/core/remote/remote-provisioner.js';
 
 interface Side {
   start_ms: number[];
@@ -48,8 +48,8 @@ async function time<T>(run: () => Promise<T>): Promise<[number, T]> {
 export async function runRemoteBench(python = process.env.PYTHON_SESSION_TEST_PYTHON || '/usr/bin/python3', runs = 200): Promise<RemoteBench> {
   const server = await startJupyterServer({ python });
   const remoteServer = new RemoteServer('bench', server.url, server.token);
-  const startLocal = () => Kernel.start({ interpreter: python });
-  const startRemote = () => RemoteKernel.start(remoteServer);
+  const startLocal = () => KernelSupervisor.start(new LocalProvisioner({ interpreter: python }));
+  const startRemote = () => KernelSupervisor.start(new RemoteProvisioner(remoteServer, { kind: 'start' }));
   const sides = { local: emptySide(), remote: emptySide() };
   const withoutAcks: number[] = [];
   try {
@@ -61,7 +61,7 @@ export async function runRemoteBench(python = process.env.PYTHON_SESSION_TEST_PY
       }
     }
     const kernels = { local: await startLocal(), remote: await startRemote() };
-    const plain = await RemoteKernel.start(remoteServer, {}, { promptAcks: false });
+    const plain = await KernelSupervisor.start(new RemoteProvisioner(remoteServer, { kind: 'start' }, { promptAcks: false }));
     try {
       for (let i = 0; i < 10; i++) await plain.execute('1+1');
       for (let i = 0; i < Math.min(runs, 100); i++) withoutAcks.push((await time(() => plain.execute('1+1')))[0]);

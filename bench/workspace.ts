@@ -14,8 +14,8 @@
  *   execute result over the same kernel connection.
  */
 import { cpus, totalmem } from 'node:os';
-import { Kernel } from '../app/core/kernel/kernel.js';
-import { callHelper } from '../app/core/kernel/helper-bridge.js';
+import { KernelSupervisor, LocalProvisioner } from '../app/core/kernel/kernel.js';
+import { callHelper } from '../app/core/sessions/helper-bridge.js';
 import { writeBenchResult } from './results-file.js';
 import { median, quantile, repeat, timed } from './stats.js';
 
@@ -32,7 +32,7 @@ interface PageArgs {
   filter?: { text: string; column: string | null } | null;
 }
 
-const kernel = await Kernel.start({ interpreter: python });
+const kernel = await KernelSupervisor.start(new LocalProvisioner({ interpreter: python }));
 const page = (args: PageArgs) => callHelper<{ rows: unknown[][]; filtered_rows: number; elapsed_ms: number }>(kernel, 'data_page', { expression: 'big', limit: 100, ...args });
 const randomOffset = (rows: number) => Math.floor(Math.random() * (rows - 500));
 const kernelRss = async () => Number((await callHelper<{ value: number }>(kernel, 'value', { expression: "int(open('/proc/self/status').read().split('VmRSS:')[1].split()[0]) * 1024" })).structured!.value);

@@ -128,7 +128,9 @@ describe('a new session on a remote Jupyter server, from the panel, in Chromium'
     await page.locator('.toast', { hasText: 'Started far on lab.' }).waitFor();
     await page.locator('#session-header h2', { hasText: 'far' }).waitFor();
     assert.match(await page.locator('#session-header .facts').innerText(), /kernelspec "python3" on lab \(http:\/\/127\.0\.0\.1:\d+\/\)/);
-    assert.equal(services.sessions.get('far').facts().server, 'lab');
+    const place = services.sessions.get('far').facts().place;
+    assert.ok(place.kind === 'remote');
+    assert.equal(place.serverName, 'lab');
   });
 
   test('an MCP client runs code in it, and the run shows in the panel', async () => {

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import * as zmq from 'zeromq';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { readPanelAddress, type PanelAddress } from '../app/core/daemon/panel/address.js';
-import { readConnectionFile, channelUrl, type Channel, type ConnectionInfo } from '../app/core/kernel/connection-info.js';
+import { readConnectionFile, channelUrl, type Channel, type ConnectionInfo } from '../app/core/kernel/messaging/connection-info.js';
 import { createMessage, encodeMessage, Signer } from '../app/core/wire/index.js';
 import { processesMatching } from '../app/core/testing/test-python.js';
 import { waitFor } from '../app/core/testing/wait-for.js';

@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kernel, KernelDiedError } from './kernel.js';
-import { KernelStartError } from './launch.js';
-import { outputText } from './outputs.js';
+import { Kernel, KernelDiedError, KernelSupervisor, LocalProvisioner, attachedKernelOptions } from './kernel.js';
+import { KernelStartError } from './process/launch.js';
+import { outputText } from './execution/outputs.js';
 import { TEST_PYTHON, isAlive, markChildProcesses } from '../testing/test-python.js';
 import { cellGate } from '../testing/cell-gate.js';
 import { waitFor } from '../testing/wait-for.js';
@@ -32,7 +32,7 @@ describe('a kernel we start', () => {
   let runtimeDir: string;
   before(async () => {
     runtimeDir = await mkdtemp(join(tmpdir(), 'ps-kernel-test-'));
-    kernel = await Kernel.start({ interpreter: TEST_PYTHON, runtimeDir, heartbeat: { intervalMs: 250, timeoutMs: 1500 }, interruptGraceMs: 3000 });
+    kernel = await KernelSupervisor.start(new LocalProvisioner({ interpreter: TEST_PYTHON, runtimeDir, heartbeat: { intervalMs: 250, timeoutMs: 1500 } }), { interruptGraceMs: 3000 });
   });
   after(async () => kernel.shutdown());
 
@@ -204,7 +204,7 @@ describe('a kernel we start', () => {
 });
 
 test('two kernels started at once get different ports and keys', async () => {
-  const starts = await Promise.allSettled([Kernel.start({ interpreter: TEST_PYTHON }), Kernel.start({ interpreter: TEST_PYTHON })]);
+  const starts = await Promise.allSettled([KernelSupervisor.start(new LocalProvisioner({ interpreter: TEST_PYTHON })), KernelSupervisor.start(new LocalProvisioner({ interpreter: TEST_PYTHON }))]);
   const started = starts.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   // One that failed must not leave the other running (its sockets would keep this file from ending).
   if (started.length < 2) {
@@ -213,10 +213,10 @@ test('two kernels started at once get different ports and keys', async () => {
   }
   const [a, b] = started;
   try {
-    const portsA = Object.values(a.connection!).filter((v) => typeof v === 'number');
-    const portsB = Object.values(b.connection!).filter((v) => typeof v === 'number');
+    const portsA = Object.values(a.provisioner.connection!).filter((v) => typeof v === 'number');
+    const portsB = Object.values(b.provisioner.connection!).filter((v) => typeof v === 'number');
     assert.equal(new Set([...portsA, ...portsB]).size, 10);
-    assert.notEqual(a.connection!.key, b.connection!.key);
+    assert.notEqual(a.provisioner.connection!.key, b.provisioner.connection!.key);
     await a.execute('v = "a"');
     await b.execute('v = "b"');
     assert.equal(outputText((await a.execute('v')).outputs), "'a'\n");
@@ -226,7 +226,7 @@ test('two kernels started at once get different ports and keys', async () => {
 });
 
 test('shutdown leaves no process and removes the connection file', async () => {
-  const kernel = await Kernel.start({ interpreter: TEST_PYTHON });
+  const kernel = await KernelSupervisor.start(new LocalProvisioner({ interpreter: TEST_PYTHON }));
   await kernel.execute("import subprocess; child = subprocess.Popen(['sleep', '300'])");
   const childPid = Number(outputText((await kernel.execute('child.pid')).outputs));
   const pid = kernel.pid!;
@@ -240,8 +240,8 @@ test('shutdown leaves no process and removes the connection file', async () => {
 
 test('killing the owner ends its kernels (lifeline), even when the owner is SIGKILLed', async () => {
   const script = `
-    import { Kernel } from ${JSON.stringify(new URL('./kernel.js', import.meta.url).href)};
-    const k = await Kernel.start({ interpreter: ${JSON.stringify(TEST_PYTHON)} });
+    import { KernelSupervisor, LocalProvisioner } from ${JSON.stringify(new URL('./kernel.js', import.meta.url).href)};
+    const k = await KernelSupervisor.start(new LocalProvisioner({ interpreter: ${JSON.stringify(TEST_PYTHON)} }));
     console.log(k.pid);
     setInterval(() => {}, 1000);`;
   const owner = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -254,8 +254,8 @@ test('killing the owner ends its kernels (lifeline), even when the owner is SIGK
 test('os.write to fd 1, print and input() in user code never reach our stdout or block', async () => {
   // Run the engine in a child whose stdout we own: nothing but our own line may appear there.
   const script = `
-    import { Kernel, outputText } from ${JSON.stringify(new URL('./index.js', import.meta.url).href)};
-    const k = await Kernel.start({ interpreter: ${JSON.stringify(TEST_PYTHON)} });
+    import { KernelSupervisor, LocalProvisioner, outputText } from ${JSON.stringify(new URL('./index.js', import.meta.url).href)};
+    const k = await KernelSupervisor.start(new LocalProvisioner({ interpreter: ${JSON.stringify(TEST_PYTHON)} }));
     const r = await k.execute("import os, sys\\nos.write(1, b'raw fd write\\\\n')\\nos.write(2, b'raw fd2\\\\n')\\nprint('printed')\\ninput('name? ')");
     await k.shutdown();
     process.stderr.write(JSON.stringify({ ename: r.error?.ename, text: outputText(r.outputs) }) + '\\n');
@@ -276,7 +276,7 @@ test('os.write to fd 1, print and input() in user code never reach our stdout or
 test('a Python without ipykernel gets a clear start error', async () => {
   const bare = process.env.PYTHON_SESSION_TEST_BARE_PYTHON;
   const interpreter = bare || join(tmpdir(), 'no-such-python');
-  await assert.rejects(Kernel.start({ interpreter }), (error: unknown) => {
+  await assert.rejects(KernelSupervisor.start(new LocalProvisioner({ interpreter })), (error: unknown) => {
     assert.ok(error instanceof KernelStartError);
     assert.ok(error.message.includes(interpreter));
     return true;
@@ -289,7 +289,8 @@ test('connects to a kernel started by hand, and leaves it running on disconnect'
   const hand = spawn(TEST_PYTHON, ['-m', 'ipykernel_launcher', '-f', file], { stdio: 'ignore', detached: true });
   try {
     await waitFor('the hand-started kernel to write its connection file', async () => (await stat(file).catch(() => null)) !== null, { timeoutMs: 20_000 });
-    const kernel = await Kernel.connect(file, { startTimeoutMs: 20_000 });
+    const attached = attachedKernelOptions({ startTimeoutMs: 20_000 });
+    const kernel = await KernelSupervisor.start(new LocalProvisioner(attached, file), attached);
     assert.equal(kernel.owned, false);
     await kernel.execute('shared = 7');
     assert.equal(outputText((await kernel.execute('shared * 6')).outputs), '42\n');
@@ -299,7 +300,7 @@ test('connects to a kernel started by hand, and leaves it running on disconnect'
     assert.equal((await run).error?.ename, 'KeyboardInterrupt');
     await kernel.shutdown();
     assert.ok(isAlive(hand.pid!), 'disconnecting does not kill a kernel we did not start');
-    const again = await Kernel.connect(file);
+    const again = await KernelSupervisor.start(new LocalProvisioner(attachedKernelOptions(), file), attachedKernelOptions());
     assert.equal(outputText((await again.execute('shared')).outputs), '7\n');
     await again.shutdown();
   } finally {

@@ -6,14 +6,14 @@
  */
 import { EventEmitter } from 'node:events';
 import { settledWithin } from '../timers.js';
-import { readConnectionFile, removeConnectionFile, type ConnectionInfo } from './connection-info.js';
-import { Heartbeat, HeartbeatSocket, type HeartbeatOptions } from './heartbeat.js';
-import { KernelClient } from './kernel-client.js';
-import { KernelUnavailableError } from './kernel-errors.js';
-import { describeExit, type ExitInfo, type KernelProcess } from './kernel-process.js';
-import { launchKernel, type LaunchKernelOptions, type LaunchedKernel } from './launch.js';
+import { readConnectionFile, removeConnectionFile, type ConnectionInfo } from './messaging/connection-info.js';
+import { Heartbeat, HeartbeatSocket, type HeartbeatOptions } from './process/heartbeat.js';
+import { KernelClient } from './messaging/kernel-client.js';
+import { KernelUnavailableError } from './supervision/kernel-errors.js';
+import { describeExit, type ExitInfo, type KernelProcess } from './process/kernel-process.js';
+import { launchKernel, type LaunchKernelOptions, type LaunchedKernel } from './process/launch.js';
 import { reasonOf, silentLogger, type EngineLogger } from './logger.js';
-import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from './provisioner.js';
+import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from './supervision/provisioner.js';
 
 export interface LocalProvisionerOptions extends LaunchKernelOptions {
   /** How interrupts are delivered: SIGINT to the process group, or interrupt_request. */
@@ -38,7 +38,7 @@ interface Live {
   hungReason?: string;
 }
 
-const PLACE: KernelPlace = { kind: 'local', label: 'local' };
+const PLACE: KernelPlace = { kind: 'local' };
 
 export class LocalProvisioner extends EventEmitter<ProvisionerEvents> implements KernelProvisioner {
   readonly helperTransport = 'local-path' as const;
@@ -141,13 +141,7 @@ export class LocalProvisioner extends EventEmitter<ProvisionerEvents> implements
     return this.start();
   }
 
-  outputLost(): string {
-    return 'The output of the run did not arrive.'; // ZeroMQ does not lose output: outputWatchdogMs is unset
-  }
-
-  restartRefusal(): string {
-    return 'This kernel was started elsewhere; restart it there, or start a new kernel here.';
-  }
+  outputLost(): void {} // ZeroMQ does not lose output: outputWatchdogMs is unset
 
   async shutdown(_current: Incarnation | null, polite: boolean): Promise<void> {
     const live = this.live;

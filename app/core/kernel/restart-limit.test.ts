@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kernel, KernelDiedError, KernelGaveUpError } from './kernel.js';
+import { KernelDiedError, KernelGaveUpError, KernelSupervisor, LocalProvisioner } from './kernel.js';
 import { TEST_PYTHON, markChildProcesses } from '../testing/test-python.js';
 
 const startedHere = markChildProcesses('restart-limit-test');
@@ -20,7 +20,7 @@ test('a kernel that keeps dying at start is replaced up to the limit, then the c
   // exec keeps the pid: the background kill reaches the kernel itself once it has been up a moment.
   await writeFile(interpreter, `#!/bin/sh\necho "broken site setup: cannot load analysis.pth" >&2\n(sleep 5; kill -9 $$) &\nexec ${TEST_PYTHON} "$@"\n`);
   await chmod(interpreter, 0o755);
-  const kernel = await Kernel.start({ interpreter, restartPolicy: { limit: 2, stableMs: 60_000 }, heartbeat: { intervalMs: 250, timeoutMs: 30_000 } });
+  const kernel = await KernelSupervisor.start(new LocalProvisioner({ interpreter, heartbeat: { intervalMs: 250, timeoutMs: 30_000 } }), { restartPolicy: { limit: 2, stableMs: 60_000 } });
   try {
     const deaths: KernelDiedError[] = [];
     const gaveUp = new Promise<KernelDiedError>((resolve) =>

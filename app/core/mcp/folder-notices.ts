@@ -32,7 +32,7 @@ export class FolderNotices {
   /** `reply`, with the note before it when it is due. */
   async annotate<R extends Reply>(sessionName: string, reply: R): Promise<R> {
     const session = this.sessions.find(sessionName);
-    if (!session || this.done.has(session) || !session.cwd || session.facts().location !== 'local') return reply;
+    if (!session || this.done.has(session) || !session.cwd || session.facts().place.kind === 'remote') return reply;
     if (session.startedBy?.connection === this.connection) return reply;
     if (reply.structuredContent !== undefined || !Array.isArray(reply.content)) return reply;
     const mine = await this.folder.current();

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import type { NameFingerprints } from '../kernel/user-names.js';
+import type { NameFingerprints } from '../kernel/execution/user-names.js';
 import { ANOTHER_CLIENT } from '../sessions/parties.js';
 import { OthersNewsTracker } from '../sessions/others-news.js';
 import type { LogEntry } from '../sessions/session-log.js';

@@ -23,7 +23,7 @@ import { deserialize, serialize } from '@jupyterlab/services/lib/kernel/serializ
 import WebSocket from 'ws';
 import type { JsonObject, JupyterMessage } from '../wire/index.js';
 import { reasonOf, silentLogger, type EngineLogger } from '../kernel/logger.js';
-import { MessageRouter, type IopubHandler, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/transport.js';
+import { MessageRouter, type IopubHandler, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/messaging/transport.js';
 import { JupyterApi, RemoteServerError } from './jupyter-api.js';
 
 export type RemoteChannelName = RequestChannel;

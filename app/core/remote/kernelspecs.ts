@@ -3,6 +3,7 @@
  * kernelspecs (what start_kernel(server=…, kernel_name=…) can start) and the kernels already
  * running there (what connect_to_kernel("<server>:<id>") can attach to). Servers are asked in
  * parallel with a short time limit, so one that is down costs seconds, not the whole listing.
+ * Also the check before a start: the kernelspec asked for exists there and runs Python.
  */
 import { JupyterApi, RemoteServerError, type RemoteKernelModel, type RemoteKernelSpec } from './jupyter-api.js';
 import type { RemoteServer, RemoteServerView, ServerRegistry } from './server-registry.js';
@@ -64,4 +65,26 @@ export function formatOffers(offers: RemoteServerOffer[]): string {
       return [head, ...(specs.length ? specs : ['  no kernelspecs']), ...kernels, ...(o.kernelsHidden ? [`  (${o.kernelsHidden})`] : [])].join('\n');
     })
     .join('\n');
+}
+
+/**
+ * A kernelspec the server does not have, or one for another language (the server's default may
+ * be R or Julia), fails before anything starts, listing the ones it has.
+ */
+export async function checkKernelSpec(api: JupyterApi, name: string | undefined): Promise<void> {
+  const { defaultName, specs } = await api.kernelSpecs();
+  const wanted = name ?? defaultName;
+  const spec = specs.find((s) => s.name === wanted);
+  const listing = specs.length ? `It has: ${specs.map((s) => `${s.name} (${s.displayName}, ${s.language})`).join(', ')}.` : 'It lists none.';
+  if (!spec) {
+    if (!name) return; // no default named: the server picks, and the kernel_info check below still applies
+    throw new RemoteServerError(`The Jupyter server ${api.server.label} has no kernelspec "${name}". ${listing}`, 'not-found', 404);
+  }
+  if (spec.language.toLowerCase() !== 'python') {
+    throw new RemoteServerError(
+      `Kernelspec "${spec.name}" on ${api.server.label} runs ${spec.language}, not Python; Python Session works with Python kernels only. Choose one with kernel_name. ${listing}`,
+      'unsupported',
+      400,
+    );
+  }
 }

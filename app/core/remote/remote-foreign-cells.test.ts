@@ -6,14 +6,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { ForeignCell } from '../kernel/foreign-cells.js';
-import { outputText } from '../kernel/outputs.js';
+import type { ForeignCell } from '../kernel/execution/foreign-cells.js';
+import { outputText } from '../kernel/execution/outputs.js';
 import { withDeadline } from '../testing/wait-for.js';
 import { JupyterApi } from './jupyter-api.js';
 import { KernelChannel } from './kernel-channel.js';
 import { RemoteKernel } from './remote-kernel.js';
 import { RemoteServer } from './server-registry.js';
 import { jupyterServerAvailable, startJupyterServer, type TestJupyterServer } from './testing/jupyter-server.js';
+import { RemoteProvisioner } from './remote-provisioner.js';
+import { KernelSupervisor } from '../kernel/kernel.js';
 
 const skip = jupyterServerAvailable() || process.env.CI ? false : 'needs python3-jupyter-server (apt-get install python3-jupyter-server)';
 
@@ -24,8 +26,8 @@ describe('another client’s cells on a kernel on a Jupyter server', { skip }, (
   before(async () => {
     server = await startJupyterServer();
     const remote = new RemoteServer('lab', server.url, server.token);
-    kernel = await RemoteKernel.start(remote, {}, { startTimeoutMs: 60_000 });
-    other = await KernelChannel.open(new JupyterApi(remote), kernel.kernelId, randomUUID());
+    kernel = await KernelSupervisor.start(new RemoteProvisioner(remote, { kind: 'start' }, { startTimeoutMs: 60_000 }));
+    other = await KernelChannel.open(new JupyterApi(remote), kernel.provisioner.kernelId, randomUUID());
   });
   after(async () => {
     other?.close();

@@ -8,16 +8,18 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KernelDiedError } from '../kernel/kernel.js';
-import { outputText } from '../kernel/outputs.js';
+import { KernelDiedError, KernelSupervisor } from '../kernel/kernel.js';
+import { outputText } from '../kernel/execution/outputs.js';
 import { cellGate } from '../testing/cell-gate.js';
 import { waitFor, withDeadline } from '../testing/wait-for.js';
-import { callHelper } from '../kernel/helper-bridge.js';
+import { callHelper } from '../sessions/helper-bridge.js';
 import { JupyterApi, RemoteServerError } from './jupyter-api.js';
 import { RemoteConnectionLostError, RemoteKernel, type RemoteKernelOptions } from './remote-kernel.js';
 import { RemoteServer } from './server-registry.js';
 import { jupyterServerAvailable, startJupyterServer, type TestJupyterServer } from './testing/jupyter-server.js';
 import { startTcpProxy, type TcpProxy } from './testing/tcp-proxy.js';
+import { RemoteProvisioner } from './remote-provisioner.js';
+import { placeLabel } from '../kernel/supervision/provisioner.js';
 
 // Skipped on a developer machine without the server; in CI (CI=true) a missing server fails the run instead.
 const skip = jupyterServerAvailable() || process.env.CI ? false : 'needs python3-jupyter-server (apt-get install python3-jupyter-server)';
@@ -47,7 +49,7 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     proxy = await startTcpProxy(server.port);
     remote = new RemoteServer('lab', proxy.url, server.token);
     api = new JupyterApi(new RemoteServer('direct', server.url, server.token));
-    kernel = await RemoteKernel.start(remote, {}, FAST);
+    kernel = await KernelSupervisor.start(new RemoteProvisioner(remote, { kind: 'start' }, FAST), FAST);
     const execute = kernel.execute.bind(kernel);
     kernel.execute = (code, options) => (codeSent.push(code), execute(code, options));
   });
@@ -68,13 +70,13 @@ describe('a kernel on a Jupyter server', { skip }, () => {
   });
 
   test('says where it runs, and that it is ours', BOUNDED, () => {
-    assert.equal(kernel.location, `lab (${proxy.url})`);
+    assert.equal(placeLabel(kernel.place), `lab (${proxy.url})`);
     assert.equal(kernel.helperTransport, 'inline-source');
     assert.equal(kernel.pid, undefined);
     assert.equal(kernel.owned, true);
     assert.equal(kernel.state, 'idle');
-    assert.equal(kernel.kernelName, 'python3');
-    assert.equal(kernel.connectionFile, `lab:${kernel.kernelId}`);
+    assert.equal(kernel.provisioner.kernelName, 'python3');
+    assert.equal(kernel.connectionFile, `lab:${kernel.provisioner.kernelId}`);
     assert.match(String(kernel.kernelInfo?.language_info?.version), /^3\./);
   });
 
@@ -150,7 +152,7 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     await callHelper(kernel, 'value', { expression: '1' }); // the helpers are loaded in this process
     await kernel.execute('made_before_the_restart = 1');
     const died = new Promise<KernelDiedError>((resolve) => kernel.once('died', resolve));
-    await api.restart(kernel.kernelId); // behind the session's back
+    await api.restart(kernel.provisioner.kernelId); // behind the session's back
     const told = await died;
     assert.match(told.message, /^The kernel on lab \(http:\/\/127\.0\.0\.1:\d+\/\) was restarted from the server's side \(in JupyterLab, or through the server's API\): every variable is gone\./);
     assert.ok(told.lostNames.includes('made_before_the_restart'), told.message);
@@ -230,7 +232,7 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     });
     assert.equal(gate.passed(), false, 'no hang: the run failed while its code was still waiting at the gate');
     gate.open();
-    await waitFor('the session to reconnect', () => kernel.connection.state === 'connected');
+    await waitFor('the session to reconnect', () => kernel.provisioner.connection.state === 'connected');
     assert.equal(outputText((await kernel.execute('survivor')).outputs), '7\n');
     assert.equal(gate.passed(), true, 'the code went on running on the server');
   });
@@ -239,16 +241,16 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     await kernel.execute('outlasts_the_outage = 7');
     proxy.pause(true);
     proxy.cutAll();
-    await waitFor('the session to notice the outage', () => kernel.connection.state === 'reconnecting');
+    await waitFor('the session to notice the outage', () => kernel.provisioner.connection.state === 'reconnecting');
     await assert.rejects(kernel.execute('1'), /Nothing was run: the connection to the Jupyter server lab .* has been down since .* Python Session keeps reconnecting/);
     proxy.pause(false);
-    await waitFor('the session to reconnect', () => kernel.connection.state === 'connected');
+    await waitFor('the session to reconnect', () => kernel.provisioner.connection.state === 'connected');
     assert.equal(outputText((await kernel.execute('outlasts_the_outage')).outputs), '7\n');
   });
 
   test('the server restarted mid-session: the run fails clearly, and a fresh kernel replaces the lost one', BOUNDED, async () => {
     await kernel.execute('lost_in_restart = 1');
-    const oldId = kernel.kernelId;
+    const oldId = kernel.provisioner.kernelId;
     const died = new Promise<KernelDiedError>((resolve) => kernel.once('died', resolve));
     const replaced = new Promise<{ lostNames: string[] }>((resolve) => kernel.once('restarted', resolve));
     let entered!: () => void;
@@ -263,7 +265,7 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     assert.match(death.message, /is gone: the server no longer has kernel/);
     assert.ok(death.lostNames.includes('lost_in_restart'));
     assert.ok((await replaced).lostNames.includes('lost_in_restart'));
-    assert.notEqual(kernel.kernelId, oldId);
+    assert.notEqual(kernel.provisioner.kernelId, oldId);
     assert.equal(kernel.state, 'idle');
     assert.equal(outputText((await kernel.execute('3 * 3')).outputs), '9\n');
     assert.equal((await kernel.execute('lost_in_restart')).error?.ename, 'NameError');
@@ -285,13 +287,13 @@ describe('attaching to a kernel already on the server', { skip }, () => {
 
   test('attach by id, share its namespace, detach without killing it', BOUNDED, async () => {
     const model = await api.startKernel();
-    const first = await RemoteKernel.attach(remote, model.id, FAST);
+    const first = await KernelSupervisor.start(new RemoteProvisioner(remote, { kind: 'attach', kernelId: model.id }, FAST), FAST);
     assert.equal(first.owned, false);
     await first.execute('shared = 5');
     await assert.rejects(first.restart(), /started elsewhere .*restart it there/);
     await first.shutdown();
     assert.ok((await api.kernels()).some((k) => k.id === model.id), 'still running after detaching');
-    const second = await RemoteKernel.attach(remote, model.id, FAST);
+    const second = await KernelSupervisor.start(new RemoteProvisioner(remote, { kind: 'attach', kernelId: model.id }, FAST), FAST);
     assert.equal(outputText((await second.execute('shared')).outputs), '5\n');
     await second.shutdown();
     await api.shutdown(model.id);
@@ -299,7 +301,7 @@ describe('attaching to a kernel already on the server', { skip }, () => {
 
   test('an unknown id lists the kernels that are there', BOUNDED, async () => {
     const model = await api.startKernel();
-    await assert.rejects(RemoteKernel.attach(remote, 'no-such-kernel', FAST), (error: Error) => {
+    await assert.rejects(KernelSupervisor.start(new RemoteProvisioner(remote, { kind: 'attach', kernelId: 'no-such-kernel' }, FAST), FAST), (error: Error) => {
       assert.ok(error instanceof RemoteServerError && error.kind === 'not-found');
       assert.match(error.message, new RegExp(`No kernel with id "no-such-kernel" on lab .*Running there: ${model.id} \\(python3`));
       return true;
@@ -310,7 +312,7 @@ describe('attaching to a kernel already on the server', { skip }, () => {
   test('a wrong or missing token is refused with a message that says so, and never shows the token', BOUNDED, async () => {
     const wrong = 'wrong-token-1234567890';
     for (const bad of [new RemoteServer('lab', server.url, wrong), new RemoteServer('lab', server.url, undefined)]) {
-      await assert.rejects(RemoteKernel.start(bad, {}, FAST), (error: Error) => {
+      await assert.rejects(KernelSupervisor.start(new RemoteProvisioner(bad, { kind: 'start' }, FAST), FAST), (error: Error) => {
         assert.ok(error instanceof RemoteServerError && error.kind === 'auth', error.message);
         assert.match(error.message, bad.hasToken ? /refused the token \(HTTP 403\)/ : /it needs a token/);
         assert.match(error.message, /python-session-mcp servers add lab/);
@@ -322,14 +324,14 @@ describe('attaching to a kernel already on the server', { skip }, () => {
   });
 
   test('an unknown kernelspec lists the ones the server has', BOUNDED, async () => {
-    await assert.rejects(RemoteKernel.start(remote, { kernelName: 'julia-1.9' }, FAST), /has no kernelspec "julia-1.9"\. It has: python3 \(Python 3/);
+    await assert.rejects(KernelSupervisor.start(new RemoteProvisioner(remote, { kind: 'start', kernelName: 'julia-1.9' }, FAST), FAST), /has no kernelspec "julia-1.9"\. It has: python3 \(Python 3/);
   });
 
   test('a kernelspec for another language is refused before anything starts', BOUNDED, async () => {
     const dir = join(server.dir, 'data', 'kernels', 'fake-r');
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'kernel.json'), JSON.stringify({ argv: ['R', '--slave', '-f', '{connection_file}'], display_name: 'R', language: 'R' }));
-    await assert.rejects(RemoteKernel.start(remote, { kernelName: 'fake-r' }, FAST), (error: Error) => {
+    await assert.rejects(KernelSupervisor.start(new RemoteProvisioner(remote, { kind: 'start', kernelName: 'fake-r' }, FAST), FAST), (error: Error) => {
       assert.ok(error instanceof RemoteServerError && error.kind === 'unsupported');
       assert.match(error.message, /Kernelspec "fake-r" on lab .* runs R, not Python; .*It has: fake-r \(R, R\), python3 \(Python 3/);
       return true;
@@ -340,6 +342,6 @@ describe('attaching to a kernel already on the server', { skip }, () => {
   test('a server that is down is named as such', BOUNDED, async () => {
     const { freePort } = await import('./testing/jupyter-server.js');
     const nowhere = new RemoteServer('gone', `http://127.0.0.1:${await freePort()}/`, 'x');
-    await assert.rejects(RemoteKernel.start(nowhere, {}, FAST), /Cannot reach the Jupyter server gone .*connection refused/);
+    await assert.rejects(KernelSupervisor.start(new RemoteProvisioner(nowhere, { kind: 'start' }, FAST), FAST), /Cannot reach the Jupyter server gone .*connection refused/);
   });
 });

@@ -12,6 +12,7 @@ import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePrivateFile } from '../private-file.js';
 import { isRecord, kindOf, readJsonStateFile } from '../state-file.js';
+import { serverLabel } from '../kernel/supervision/provisioner.js';
 
 /** Server names: at least two characters, so "C:\\kernel.json" never reads as server "C". */
 export const SERVER_NAME = /^[A-Za-z][A-Za-z0-9_.-]{1,63}$/;
@@ -44,7 +45,7 @@ export class RemoteServer {
 
   /** For people: "lab (https://lab.example.org:8888/)". */
   get label(): string {
-    return `${this.name} (${this.url})`;
+    return serverLabel(this);
   }
 
   /** Replaces every occurrence of the token in `text` (a server's error page may echo a URL carrying it). */

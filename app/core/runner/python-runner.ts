@@ -8,10 +8,10 @@
  *   await py.close();
  */
 import { resolve } from 'node:path';
-import { Kernel, defaultSpillPath, type ExecuteOptions, type KernelOptions } from '../kernel/kernel.js';
-import { outputText, type ExecutionResult, type Output } from '../kernel/outputs.js';
-import type { PythonErrorInfo } from '../kernel/error-text.js';
-import { callHelper } from '../kernel/helper-bridge.js';
+import { Kernel, defaultSpillPath, type ExecuteOptions, type KernelOptions, KernelSupervisor, LocalProvisioner, attachedKernelOptions } from '../kernel/kernel.js';
+import { outputText, type ExecutionResult, type Output } from '../kernel/execution/outputs.js';
+import type { PythonErrorInfo } from '../kernel/execution/error-text.js';
+import { callHelper } from '../sessions/helper-bridge.js';
 
 export interface PythonRunnerOptions extends Partial<KernelOptions> {
   /** The Python to run; defaults to PYTHON_MCP_INTERPRETER, then `python3` (`python` on Windows). */
@@ -70,17 +70,19 @@ export class PythonRunner {
   ) {}
 
   static async start(options: PythonRunnerOptions = {}): Promise<PythonRunner> {
-    const kernel = await Kernel.start({
+    const full: KernelOptions = {
       ...options,
       interpreter: options.interpreter ?? defaultInterpreter(),
       outputLimits: { spillPath: defaultSpillPath, ...options.outputLimits },
-    });
+    };
+    const kernel = await KernelSupervisor.start(new LocalProvisioner(full), full);
     return new PythonRunner(kernel, options.timeoutS);
   }
 
   /** Attaches to a running kernel (Jupyter, Spyder, `python -m ipykernel`) by its connection file. */
   static async connect(connectionFile: string, options: Partial<KernelOptions> = {}): Promise<PythonRunner> {
-    return new PythonRunner(await Kernel.connect(connectionFile, options));
+    const full = attachedKernelOptions(options);
+    return new PythonRunner(await KernelSupervisor.start(new LocalProvisioner(full, connectionFile), full));
   }
 
   /** Every output with its MIME bundles; never throws for Python errors. */

@@ -1,7 +1,7 @@
 /** Images a session produced, written to sessions/<name>/figures/ as they arrive. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MimeBundle } from '../kernel/outputs.js';
+import type { MimeBundle } from '../kernel/execution/outputs.js';
 import { checkStateFolder } from '../state-file.js';
 
 export const IMAGE_TYPES: Record<string, string> = {

@@ -4,7 +4,7 @@
  * under one client name, so the panel shows them (through the session's 'logged' event) and the
  * record exports them in the order they ran. `Session.recordOtherClients` appends them.
  */
-import type { ForeignCell } from '../kernel/foreign-cells.js';
+import type { ForeignCell } from '../kernel/execution/foreign-cells.js';
 import type { LogEntry, LogOutput } from './session-log.js';
 import { ANOTHER_CLIENT } from './parties.js';
 

@@ -10,7 +10,7 @@
  * with one silent request, only when the news is taken.
  */
 import { upTo, TIMED_OUT } from '../timers.js';
-import { namesChange, type NameFingerprints, type NamesChange } from '../kernel/user-names.js';
+import { namesChange, type NameFingerprints, type NamesChange } from '../kernel/execution/user-names.js';
 import type { LogEntry } from './session-log.js';
 import type { Session } from './session.js';
 

@@ -9,7 +9,7 @@
  * it goes, so "what is running" has one answer, the registry's.
  */
 import { EventEmitter } from 'node:events';
-import type { Output } from '../kernel/outputs.js';
+import type { Output } from '../kernel/execution/outputs.js';
 import { TIMED_OUT, upTo } from '../timers.js';
 
 export type RunState = 'queued' | 'running' | 'done';

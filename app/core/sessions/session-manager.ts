@@ -8,20 +8,22 @@ import { mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expandHome } from '../home-path.js';
-import { Kernel, type KernelOptions } from '../kernel/kernel.js';
-import { KernelStartError } from '../kernel/launch.js';
+import { type KernelOptions, KernelSupervisor, LocalProvisioner, attachedKernelOptions } from '../kernel/kernel.js';
+import { KernelStartError } from '../kernel/process/launch.js';
 import type { EngineLogger } from '../kernel/logger.js';
 import { findKernelSpec } from '../kernel/kernelspec.js';
 import { chooseInterpreter, ipykernelInstallCommand, probeInterpreter, type Choice } from '../interpreters/index.js';
-import type { SessionKernel } from '../kernel/session-kernel.js';
-import { WorkerKernel } from '../worker/worker-kernel.js';
+import type { SessionKernel } from '../kernel/supervision/session-kernel.js';
 import { chooseEngine, EngineChoiceError, ipykernelRequired, type EngineChoice } from './engine-choice.js';
-import { RemoteKernel, type RemoteKernelOptions } from '../remote/remote-kernel.js';
+import type { RemoteKernelOptions } from '../remote/remote-kernel.js';
 import { ServerRegistry, parseRemoteKernelRef } from '../remote/server-registry.js';
 import type { Settings } from '../settings/settings.js';
 import { Session, type SessionInterpreter, type SessionStarter } from './session.js';
 import { WarmPool } from './warm-pool.js';
 import { NoSuchSessionError, SessionError } from './session-errors.js';
+import { WorkerProvisioner } from '../worker/worker-provisioner.js';
+import { RemoteProvisioner } from '../remote/remote-provisioner.js';
+import { placeLabel } from '../kernel/supervision/provisioner.js';
 
 export const DEFAULT_SESSION = 'default';
 export const SESSION_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -162,7 +164,7 @@ export class SessionManager extends EventEmitter {
     const existing = this.sessions.get(name) ?? (await this.starting.get(name)?.catch(() => undefined));
     if (existing) {
       const facts = existing.facts();
-      const where = facts.location === 'local' ? (facts.owned ? `pid ${facts.pid}` : 'attached') : `on ${facts.location}`;
+      const where = placeLabel(facts.place) === 'local' ? (facts.owned ? `pid ${facts.pid}` : 'attached') : `on ${placeLabel(facts.place)}`;
       throw new SessionError(`Session "${name}" already has a kernel (${where}, ${existing.interpreter?.path ?? 'unknown interpreter'}).`, { kind: 'restart-or-rename', session: name });
     }
     const starting = this.launch(name, request);
@@ -202,12 +204,13 @@ export class SessionManager extends EventEmitter {
     const server = this.servers.get(request.server);
     const dir = join(this.options.stateDir, 'sessions', name);
     const path = request.cwd?.replace(/^\/+/, '') || undefined; // Jupyter's `path` is relative to the server's root
-    const kernel = await RemoteKernel.start(server, { kernelName: request.kernelName, path }, this.remoteOptions(server.name));
+    const options = this.remoteOptions(server.name);
+    const kernel = await KernelSupervisor.start(new RemoteProvisioner(server, { kind: 'start', kernelName: request.kernelName, path }, options), options);
     // The folder is made once the server has said yes, so a refused start leaves nothing behind;
     // a folder that cannot be made ends the kernel it would have belonged to.
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const spec = kernel.kernelName;
+      const spec = kernel.provisioner.kernelName;
       return new Session(name, dir, kernel, { path: `kernelspec "${spec}" on ${server.label}`, reason: `started on remote server "${server.name}"${request.kernelName ? '' : " with the server's default kernelspec"}` }, path);
     } catch (error) {
       await kernel.shutdown().catch(() => undefined);
@@ -222,11 +225,12 @@ export class SessionManager extends EventEmitter {
       throw new SessionError(`Session "${name}" already has a kernel. Disconnect or shut it down first, or attach under another session name.`);
     }
     const server = this.servers.get(request.server);
-    const attaching = RemoteKernel.attach(server, request.kernelId, this.remoteOptions(server.name)).then(
+    const options = this.remoteOptions(server.name);
+    const attaching = KernelSupervisor.start(new RemoteProvisioner(server, { kind: 'attach', kernelId: request.kernelId }, options), options).then(
       (kernel) =>
         new Session(name, join(this.options.stateDir, 'sessions', name), kernel, {
-          path: `kernel ${kernel.kernelId} ("${kernel.kernelName}") on ${server.label}`,
-          reason: `attached by id (${server.name}:${kernel.kernelId})`,
+          path: `kernel ${kernel.provisioner.kernelId} ("${kernel.provisioner.kernelName}") on ${server.label}`,
+          reason: `attached by id (${server.name}:${kernel.provisioner.kernelId})`,
         }, undefined),
     );
     this.starting.set(name, attaching);
@@ -281,7 +285,7 @@ export class SessionManager extends EventEmitter {
     let kernel: SessionKernel;
     try {
       const options = { ...this.localLaunchOptions(interpreter, cwd, extra), logPath: join(dir, 'kernel.log') };
-      kernel = engine.engine === 'worker' ? await WorkerKernel.start({ ...options, launcher: undefined }) : await Kernel.start(options);
+      kernel = engine.engine === 'worker' ? await KernelSupervisor.start(new WorkerProvisioner({ ...options, launcher: undefined }), options) : await KernelSupervisor.start(new LocalProvisioner(options), options);
     } catch (error) {
       if (error instanceof KernelStartError && error.missingIpykernel) {
         throw new SessionError(error.message, { kind: 'install-ipykernel', command: ipykernelInstallCommand(interpreter) });
@@ -306,7 +310,8 @@ export class SessionManager extends EventEmitter {
     const remote = parseRemoteKernelRef(file, (server) => this.servers.find(server) !== undefined);
     if (remote) return this.attachRemote(name, remote);
     const path = resolve(expandHome(file));
-    const kernel = await Kernel.connect(path, { ...(this.options.logger ? { logger: this.options.logger } : {}), ...this.options.kernelOptions });
+    const attached = attachedKernelOptions({ ...(this.options.logger ? { logger: this.options.logger } : {}), ...this.options.kernelOptions });
+    const kernel = await KernelSupervisor.start(new LocalProvisioner(attached, path), attached);
     const dir = join(this.options.stateDir, 'sessions', name);
     const session = new Session(name, dir, kernel, { path: String(kernel.kernelInfo?.language_info?.version ? `python ${kernel.kernelInfo.language_info.version} (attached)` : 'attached kernel'), reason: `attached by connection file ${path}` }, undefined);
     this.add(session);

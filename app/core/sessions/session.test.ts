@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeKernel, FakeProvisioner, autoAnswer } from '../testing/fake-kernel.js';
+import { startFakeKernel, FakeProvisioner, autoAnswer } from '../testing/fake-kernel.js';
 import { nextEvent, waitFor, withDeadline } from '../testing/wait-for.js';
 import { SessionLog } from './session-log.js';
 import { Session } from './session.js';
@@ -23,7 +23,7 @@ describe('Session over a scripted kernel', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ps-session-'));
     provisioner = new FakeProvisioner();
-    session = new Session('s', dir, await FakeKernel.start(provisioner), { path: '/fake/python', reason: 'a test' }, dir);
+    session = new Session('s', dir, await startFakeKernel(provisioner), { path: '/fake/python', reason: 'a test' }, dir);
   });
 
   afterEach(async () => {
@@ -198,12 +198,12 @@ describe('Session over a scripted kernel', () => {
     await session.shutdown();
     const later = new FakeProvisioner();
     autoAnswer(later);
-    session = new Session('s', dir, await FakeKernel.start(later), undefined, dir);
+    session = new Session('s', dir, await startFakeKernel(later), undefined, dir);
     const entries = session.log.read();
     assert.deepEqual(entries.map((e) => e.tool?.name ?? e.code), ['a = 1', 'new kernel']);
     assert.equal(entries[1].tool?.clearsNamespace, true);
     await session.shutdown();
-    session = new Session('s', dir, await FakeKernel.start(new FakeProvisioner()), undefined, dir);
+    session = new Session('s', dir, await startFakeKernel(new FakeProvisioner()), undefined, dir);
     assert.equal(new SessionLog(dir).read().length, 2, 'a log that already ends in a clear gets no second one');
   });
 });

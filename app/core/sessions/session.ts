@@ -8,19 +8,19 @@
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { KernelDiedError, type KernelState, type RestartedInfo } from '../kernel/kernel.js';
-import type { SessionKernel } from '../kernel/session-kernel.js';
-import type { KernelPlace } from '../kernel/provisioner.js';
-import type { KernelInfo } from '../kernel/transport.js';
-import { outputText, type ExecutionResult } from '../kernel/outputs.js';
-import type { PythonErrorInfo } from '../kernel/error-text.js';
-import { callHelper, type ToolSuccess } from '../kernel/helper-bridge.js';
+import type { SessionKernel } from '../kernel/supervision/session-kernel.js';
+import type { KernelPlace } from '../kernel/supervision/provisioner.js';
+import type { KernelInfo } from '../kernel/messaging/transport.js';
+import { outputText, type ExecutionResult } from '../kernel/execution/outputs.js';
+import type { PythonErrorInfo } from '../kernel/execution/error-text.js';
+import { callHelper, type ToolSuccess } from './helper-bridge.js';
 import { FigureStore, IMAGE_TYPES, type SavedFigure } from './figure-store.js';
 import { SessionLog, SessionLogError, type LogEntry, type LogOutput } from './session-log.js';
 import { RunRegistry, type RunHandle } from './run-handle.js';
 import { clearRecord, recordToolCode, toolCodeFromPayload, type NamespaceClear } from './tool-record.js';
 import type { EngineChoice } from './engine-choice.js';
 import { foreignCellEntry } from './foreign-cells.js';
-import type { NameFingerprints } from '../kernel/user-names.js';
+import type { NameFingerprints } from '../kernel/execution/user-names.js';
 
 export interface SessionInterpreter {
   path: string;
@@ -77,11 +77,8 @@ export interface SessionFacts {
   owned: boolean;
   pid?: number;
   interpreter?: SessionInterpreter;
-  /** Where the kernel runs, as data, and in words ("local", or a server's name and URL). */
+  /** Where the kernel runs, as data; the words come from `placeLabel`. */
   place: KernelPlace;
-  location: string;
-  /** The remote Jupyter server's registered name; absent for a kernel on this machine. */
-  server?: string;
   /** How another client attaches to this kernel (a connection file, "<server>:<id>"). */
   attachAs?: string;
   /** The connection file of a kernel we attached to (absent for our own). */
@@ -210,8 +207,6 @@ export class Session extends EventEmitter {
       pid: kernel.pid,
       interpreter: this.interpreter,
       place,
-      location: place.label,
-      server: place.kind === 'remote' ? place.serverName : undefined,
       attachAs: kernel.connectionFile,
       connectionFile: kernel.owned ? undefined : kernel.connectionFile,
       kernelInfo: kernel.kernelInfo,

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kernel } from '../kernel/kernel.js';
-import { outputText } from '../kernel/outputs.js';
+import { KernelSupervisor, LocalProvisioner } from '../kernel/kernel.js';
+import { outputText } from '../kernel/execution/outputs.js';
 import { TEST_PYTHON } from '../testing/test-python.js';
 import { waitFor } from '../testing/wait-for.js';
 import { WarmPool } from './warm-pool.js';
@@ -36,7 +36,7 @@ test('a kernel warmed in one folder is handed out in another, as if it had start
     const pooled = await readyPid(pool);
     pool.prewarm({ interpreter: TEST_PYTHON, cwd: project });
     assert.deepEqual(await pool.describe().then((p) => p.map((e) => [e.ready, e.warming])), [[1, 0]], 'a pool that has a kernel is not warmed again');
-    const kernel = await Kernel.start({ interpreter: TEST_PYTHON, cwd: project, launcher: pool.launch });
+    const kernel = await KernelSupervisor.start(new LocalProvisioner({ interpreter: TEST_PYTHON, cwd: project, launcher: pool.launch }));
     try {
       assert.equal(kernel.pid, pooled, 'the prewarmed kernel was handed out');
       assert.equal(outputText((await kernel.execute(where)).outputs), `${project}\n${project}\nproject\n`);
@@ -58,7 +58,7 @@ test('a folder with its own matplotlibrc gets a kernel that started there', asyn
   try {
     pool.prewarm({ interpreter: TEST_PYTHON, cwd: warmedIn });
     const pooled = await readyPid(pool);
-    const kernel = await Kernel.start({ interpreter: TEST_PYTHON, cwd: styled, launcher: pool.launch });
+    const kernel = await KernelSupervisor.start(new LocalProvisioner({ interpreter: TEST_PYTHON, cwd: styled, launcher: pool.launch }));
     try {
       assert.notEqual(kernel.pid, pooled, 'a cold start, not the kernel warmed elsewhere');
       assert.equal(outputText((await kernel.execute('import os; print(os.getcwd())')).outputs), `${styled}\n`);
@@ -80,7 +80,7 @@ test('a kernel taken while still warming imports nothing more', async () => {
     pool.prewarm({ interpreter: TEST_PYTHON, cwd: root });
     const [{ warming }] = await pool.describe();
     assert.equal(warming, 1, 'a kernel is warming');
-    const kernel = await Kernel.start({ interpreter: TEST_PYTHON, cwd: root, launcher: pool.launch });
+    const kernel = await KernelSupervisor.start(new LocalProvisioner({ interpreter: TEST_PYTHON, cwd: root, launcher: pool.launch }));
     try {
       assert.equal(outputText((await kernel.execute("import sys; print('wave' in sys.modules, 'tabnanny' in sys.modules)")).outputs), 'False False\n');
     } finally {
@@ -99,7 +99,7 @@ test('a kernel warmed to the end has imported its modules', async () => {
   try {
     pool.prewarm({ interpreter: TEST_PYTHON, cwd: root });
     await readyPid(pool);
-    const kernel = await Kernel.start({ interpreter: TEST_PYTHON, cwd: root, launcher: pool.launch });
+    const kernel = await KernelSupervisor.start(new LocalProvisioner({ interpreter: TEST_PYTHON, cwd: root, launcher: pool.launch }));
     try {
       assert.equal(outputText((await kernel.execute("import sys; print('wave' in sys.modules, 'tabnanny' in sys.modules)")).outputs), 'True True\n');
     } finally {

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kernel } from '../kernel/kernel.js';
-import { outputText } from '../kernel/outputs.js';
+import { KernelSupervisor, LocalProvisioner } from '../kernel/kernel.js';
+import { outputText } from '../kernel/execution/outputs.js';
 import { TEST_PYTHON, isAlive, markChildProcesses } from '../testing/test-python.js';
 import { waitFor } from '../testing/wait-for.js';
 import { WarmPool } from './warm-pool.js';
@@ -18,11 +18,11 @@ const oneReady = (pool: WarmPool) => waitFor('the pool to hold a ready kernel', 
 test('a pooled kernel is handed out ready, with modules imported but an empty namespace', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'ps-pool-'));
   const pool = new WarmPool({ size: 1, logDir: dir, refillDelayMs: 0, modules: ['json', 'decimal', 'no_such_module_here'] });
-  const first = await Kernel.start({ interpreter: TEST_PYTHON, launcher: pool.launch });
+  const first = await KernelSupervisor.start(new LocalProvisioner({ interpreter: TEST_PYTHON, launcher: pool.launch }));
   try {
     await oneReady(pool); // it refills after a hand-out
     const [{ pids }] = await pool.describe();
-    const second = await Kernel.start({ interpreter: TEST_PYTHON, launcher: pool.launch });
+    const second = await KernelSupervisor.start(new LocalProvisioner({ interpreter: TEST_PYTHON, launcher: pool.launch }));
     assert.equal(second.pid, pids[0], 'the second kernel came from the pool');
     const loaded = await second.execute("import sys; 'decimal' in sys.modules");
     assert.equal(outputText(loaded.outputs), 'True\n');
@@ -39,7 +39,7 @@ test('a pooled kernel is handed out ready, with modules imported but an empty na
 test('a crash is replaced from the pool, and closing the pool ends its kernels', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'ps-pool-'));
   const pool = new WarmPool({ size: 1, logDir: dir, refillDelayMs: 0, modules: [] });
-  const kernel = await Kernel.start({ interpreter: TEST_PYTHON, launcher: pool.launch });
+  const kernel = await KernelSupervisor.start(new LocalProvisioner({ interpreter: TEST_PYTHON, launcher: pool.launch }));
   try {
     await oneReady(pool);
     const [{ pids }] = await pool.describe();
@@ -59,7 +59,7 @@ test('a crash is replaced from the pool, and closing the pool ends its kernels',
 test('a pool for an interpreter nobody uses is emptied', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'ps-pool-'));
   const pool = new WarmPool({ size: 1, logDir: dir, refillDelayMs: 0, modules: [] });
-  const kernel = await Kernel.start({ interpreter: TEST_PYTHON, launcher: pool.launch });
+  const kernel = await KernelSupervisor.start(new LocalProvisioner({ interpreter: TEST_PYTHON, launcher: pool.launch }));
   await kernel.shutdown();
   await oneReady(pool);
   const [{ pids }] = await pool.describe();

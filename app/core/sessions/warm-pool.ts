@@ -16,8 +16,8 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { launchKernel, type LaunchKernelOptions, type LaunchedKernel } from '../kernel/launch.js';
-import { removeConnectionFile } from '../kernel/connection-info.js';
+import { launchKernel, type LaunchKernelOptions, type LaunchedKernel } from '../kernel/process/launch.js';
+import { removeConnectionFile } from '../kernel/messaging/connection-info.js';
 
 /** Imported in pooled kernels when present; a missing one is skipped silently. */
 export const WARM_MODULES = ['numpy', 'pandas', 'statsmodels.api', 'scipy.stats', 'matplotlib.pyplot'];

@@ -7,11 +7,10 @@
  */
 import { EventEmitter } from 'node:events';
 import { createMessage, type JsonObject, type JupyterMessage } from '../wire/index.js';
-import { RESULT_MIME } from '../kernel/helper-bridge.js';
-import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/provisioner.js';
-import type { SessionKernel } from '../kernel/session-kernel.js';
-import { KernelSupervisor, type SupervisorOptions } from '../kernel/supervisor.js';
-import { MessageRouter, type IopubHandler, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/transport.js';
+import { RESULT_MIME } from '../sessions/helper-bridge.js';
+import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/supervision/provisioner.js';
+import { KernelSupervisor, type SupervisorOptions } from '../kernel/supervision/supervisor.js';
+import { MessageRouter, type IopubHandler, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/messaging/transport.js';
 
 const NAMES_KEY = '__python_session_names__';
 
@@ -164,7 +163,7 @@ export class FakeProcess {
 export class FakeProvisioner extends EventEmitter<ProvisionerEvents> implements KernelProvisioner {
   readonly owned: boolean;
   readonly helperTransport = 'local-path' as const;
-  readonly place: KernelPlace = { kind: 'local', label: 'local' };
+  readonly place: KernelPlace = { kind: 'local' };
   readonly endedFromElsewhere = false;
   readonly pid = undefined;
   readonly connectionFile = undefined;
@@ -222,13 +221,7 @@ export class FakeProvisioner extends EventEmitter<ProvisionerEvents> implements 
     if (!this.ignoreInterrupts) process.running?.raise('KeyboardInterrupt');
   }
 
-  outputLost(): string {
-    return 'The fake relay lost the output.';
-  }
-
-  restartRefusal(): string {
-    return 'This fake kernel is not ours to restart.';
-  }
+  outputLost(): void {}
 
   async shutdown(): Promise<void> {
     this.process?.transport.close();
@@ -242,12 +235,8 @@ export class FakeProvisioner extends EventEmitter<ProvisionerEvents> implements 
 }
 
 /** The real supervisor over the fake provisioner: what a Session runs on in the tests. */
-export class FakeKernel extends KernelSupervisor implements SessionKernel {
-  static async start(provisioner = new FakeProvisioner(), options: SupervisorOptions = {}): Promise<FakeKernel> {
-    const kernel = new FakeKernel(provisioner, { interruptGraceMs: 40, ...options });
-    await kernel.begin(provisioner.start());
-    return kernel;
-  }
+export function startFakeKernel(provisioner = new FakeProvisioner(), options: SupervisorOptions = {}): Promise<KernelSupervisor<FakeProvisioner>> {
+  return KernelSupervisor.start(provisioner, { interruptGraceMs: 40, ...options });
 }
 
 /** Answers every cell at once: helper calls with `helper`'s payload, code with `run` (default: finish ok). */

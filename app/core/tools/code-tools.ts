@@ -1,7 +1,7 @@
 /** run_python / execute_code, and the variable explorer (list_names, describe_object, get_value). */
 import { z } from 'zod';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
-import { ToolCallError } from '../kernel/helper-bridge.js';
+import { ToolCallError } from '../sessions/helper-bridge.js';
 import type { HelperOutcome } from '../sessions/session.js';
 import { busyText } from './error-words.js';
 import { discoveryMeta } from './tool-discovery.js';

@@ -3,8 +3,8 @@
  * and what can be done as data (SessionError.next, KernelDiedError.next); here that becomes the
  * call the model makes next.
  */
-import type { KernelNext } from '../kernel/kernel-errors.js';
-import { formatDuration } from '../kernel/process-stats.js';
+import type { KernelNext } from '../kernel/supervision/kernel-errors.js';
+import { formatDuration } from '../format.js';
 import { SessionError, type SessionNext } from '../sessions/session-errors.js';
 import type { BusyFacts } from '../sessions/session.js';
 

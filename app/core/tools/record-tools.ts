@@ -41,7 +41,7 @@ export const registerRecordTools: ToolRegistrar = (server, context) => {
       guarded(async () => {
         const session = context.sessions.get(args.session ?? DEFAULT_SESSION);
         // Relative to the session's folder, as the kernel's own paths are; the notebook is written on this machine.
-        const base = session.facts().location === 'local' && session.cwd ? session.cwd : homedir();
+        const base = session.facts().place.kind !== 'remote' && session.cwd ? session.cwd : homedir();
         const path = resolve(base, expandHome(args.path));
         const entries = session.log.read();
         const { cells, format } = await writeRecord(entries, path, await liveRecordMeta(session, entries));

@@ -2,7 +2,7 @@
  * An execution's result as tool content: text and images in print order, errors last. It lives
  * with the tools, whose results are already content, so mcp/ imports tools and never the reverse.
  */
-import type { ExecutionResult } from '../kernel/outputs.js';
+import type { ExecutionResult } from '../kernel/execution/outputs.js';
 import type { SavedFigure } from '../sessions/figure-store.js';
 import { IMAGE_TYPES } from '../sessions/figure-store.js';
 import { figureContent, type ImageContent, type TextContent } from './image-content.js';

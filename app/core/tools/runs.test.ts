@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeKernel, FakeProvisioner, type FakeCell } from '../testing/fake-kernel.js';
+import { startFakeKernel, FakeProvisioner, type FakeCell } from '../testing/fake-kernel.js';
 import { waitFor, withDeadline } from '../testing/wait-for.js';
 import { SessionManager } from '../sessions/session-manager.js';
 import type { Session } from '../sessions/session.js';
@@ -38,7 +38,7 @@ describe('run_python and wait_for_run over a scripted kernel', () => {
     const settings = new Settings(stateDir);
     sessions = new SessionManager({ stateDir, settings, env: {} });
     provisioner = new FakeProvisioner();
-    session = sessions.adopt('default', await FakeKernel.start(provisioner));
+    session = sessions.adopt('default', await startFakeKernel(provisioner));
     context = {
       sessions,
       settings,

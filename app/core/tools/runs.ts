@@ -6,8 +6,8 @@
  */
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { formatDuration } from '../kernel/process-stats.js';
-import type { ExecutionResult, Output } from '../kernel/outputs.js';
+import { formatDuration } from '../format.js';
+import type { ExecutionResult, Output } from '../kernel/execution/outputs.js';
 import { runContent } from './run-content.js';
 import { IMAGE_TYPES, type SavedFigure } from '../sessions/figure-store.js';
 import type { RunHandle } from '../sessions/run-handle.js';

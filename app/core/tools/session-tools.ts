@@ -1,6 +1,7 @@
 /** Sessions and kernels: status, interpreters, start/connect/stop, interrupt, restart, reset. */
 import { z } from 'zod';
-import { formatBytes, formatDuration, residentBytes } from '../kernel/process-stats.js';
+import { residentBytes } from '../kernel/process/process-stats.js';
+import { formatBytes, formatDuration } from '../format.js';
 import { listInterpreters, probeInterpreter } from '../interpreters/index.js';
 import { describeServers, formatOffers } from '../remote/kernelspecs.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
@@ -11,6 +12,7 @@ import { engineLabel, IPYKERNEL_ADDS } from '../sessions/engine-choice.js';
 import { discoveryMeta } from './tool-discovery.js';
 import { ADDS, ENDS, READS, REMOTE } from './tool-annotations.js';
 import { errorResult, guarded, sessionArg, sessionFor, textResult, type ToolContext, type ToolRegistrar } from './tool-context.js';
+import { placeLabel } from '../kernel/supervision/provisioner.js';
 
 /** The session's facts as the tools report them (snake_case, in `_meta`; programs and tests read these names). */
 async function kernelFacts(session: Session) {
@@ -37,7 +39,7 @@ async function kernelFacts(session: Session) {
     queued_runs: facts.queued,
     variables: facts.variables,
     /** Where the kernel runs: "local", or a remote server's name and URL. */
-    location: facts.location,
+    location: placeLabel(facts.place),
     remote: remoteFacts(facts),
   };
 }
@@ -158,14 +160,14 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
           lines.push(`Warm pool: ${pool.map((p) => `${p.ready} ready${p.warming ? `, ${p.warming} warming` : ''} for ${p.interpreter} (${formatBytes(p.memory_bytes)})`).join('; ')}`);
         }
         const others = sessions.list().filter((s) => s.name !== name);
-        if (others.length) lines.push(`Other sessions: ${others.map((s) => s.facts()).map((f) => `${f.name} (${f.state}${f.location === 'local' ? '' : `, on ${f.location}`})`).join(', ')}`);
+        if (others.length) lines.push(`Other sessions: ${others.map((s) => s.facts()).map((f) => `${f.name} (${f.state}${placeLabel(f.place) === 'local' ? '' : `, on ${placeLabel(f.place)}`})`).join(', ')}`);
         try {
           const servers = sessions.servers.list();
           if (servers.length) lines.push(`Remote Jupyter servers: ${servers.map((s) => `${s.name} (${s.url})`).join(', ')} — start_kernel(server=…) runs a session there.`);
         } catch (error) {
           lines.push(`Remote Jupyter servers: ${(error as Error).message}`);
         }
-        structured.sessions = sessions.list().map((s) => s.facts()).map((f) => ({ name: f.name, state: f.state, location: f.location }));
+        structured.sessions = sessions.list().map((s) => s.facts()).map((f) => ({ name: f.name, state: f.state, location: placeLabel(f.place) }));
         return textResult(lines.join('\n'), structured);
       }),
   );
@@ -349,8 +351,8 @@ export const registerSessionTools: ToolRegistrar = (server, context: ToolContext
         const session = sessions.get(args.session ?? DEFAULT_SESSION);
         const { lostNames, warning } = await session.restart(context.clientName(), 'restart_kernel');
         const facts = session.facts();
-        const where = facts.location === 'local' ? `pid ${facts.pid}` : `on ${facts.location}`;
-        return textResult(`Restarted (${where}). Lost: ${lostNames.join(', ') || 'nothing'}.${warning ? `\n\n${warning}` : ''}`, { pid: facts.pid ?? null, location: facts.location, lost_names: lostNames });
+        const where = placeLabel(facts.place) === 'local' ? `pid ${facts.pid}` : `on ${placeLabel(facts.place)}`;
+        return textResult(`Restarted (${where}). Lost: ${lostNames.join(', ') || 'nothing'}.${warning ? `\n\n${warning}` : ''}`, { pid: facts.pid ?? null, location: placeLabel(facts.place), lost_names: lostNames });
       }),
   );
 

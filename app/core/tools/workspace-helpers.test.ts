@@ -6,13 +6,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Kernel } from '../kernel/kernel.js';
-import { callHelper, ToolCallError } from '../kernel/helper-bridge.js';
-import type { SessionKernel } from '../kernel/session-kernel.js';
-import { outputText } from '../kernel/outputs.js';
+import { KernelSupervisor, LocalProvisioner } from '../kernel/kernel.js';
+import { callHelper, ToolCallError } from '../sessions/helper-bridge.js';
+import type { SessionKernel } from '../kernel/supervision/session-kernel.js';
+import { outputText } from '../kernel/execution/outputs.js';
 import { hasModule, pyenvPython, pyenvVersions } from '../testing/interpreters-here.js';
 import { TEST_PYTHON, markChildProcesses } from '../testing/test-python.js';
-import { WorkerKernel } from '../worker/worker-kernel.js';
+import { WorkerProvisioner } from '../worker/worker-provisioner.js';
 
 const startedHere = markChildProcesses('workspace-helpers-test');
 after(() => startedHere.allEnded(5000));
@@ -103,8 +103,8 @@ function readsWithoutChanging(engine: string, start: () => Promise<SessionKernel
   });
 }
 
-readsWithoutChanging('ipykernel', () => Kernel.start({ interpreter: TEST_PYTHON }));
-readsWithoutChanging('the built-in worker', () => WorkerKernel.start({ interpreter: TEST_PYTHON }));
+readsWithoutChanging('ipykernel', () => KernelSupervisor.start(new LocalProvisioner({ interpreter: TEST_PYTHON })));
+readsWithoutChanging('the built-in worker', () => KernelSupervisor.start(new WorkerProvisioner({ interpreter: TEST_PYTHON })));
 
 const numpyOnly = pyenvVersions()
   .map((version) => pyenvPython(version))
@@ -113,7 +113,7 @@ const numpyOnly = pyenvVersions()
 describe('the data viewer on a worker without pandas', { skip: numpyOnly ? false : 'no interpreter here has NumPy without pandas' }, () => {
   let kernel: SessionKernel;
   before(async () => {
-    kernel = await WorkerKernel.start({ interpreter: numpyOnly! });
+    kernel = await KernelSupervisor.start(new WorkerProvisioner({ interpreter: numpyOnly! }));
     await kernel.execute("import numpy as np\narr = np.arange(6)\nitems = ['b', 'a']");
   });
   after(async () => kernel.shutdown());

@@ -5,11 +5,11 @@
  * readiness handshake. Returns the pieces; the provisioner decides what to do with them.
  */
 import { join } from 'node:path';
-import { newKey } from '../kernel/connection-info.js';
-import { describeExit, KernelProcess } from '../kernel/kernel-process.js';
-import { KernelStartError } from '../kernel/launch.js';
+import { newKey } from '../kernel/messaging/connection-info.js';
+import { describeExit, KernelProcess } from '../kernel/process/kernel-process.js';
+import { KernelStartError } from '../kernel/process/launch.js';
 import { silentLogger, type EngineLogger } from '../kernel/logger.js';
-import type { KernelInfo } from '../kernel/transport.js';
+import type { KernelInfo } from '../kernel/messaging/transport.js';
 import { pythonHelpersDir } from '../package-root.js';
 import { TIMED_OUT, upTo } from '../timers.js';
 import { WorkerListener, type WorkerTransport } from './worker-transport.js';

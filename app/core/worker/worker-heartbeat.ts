@@ -8,7 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Heartbeat, type HeartbeatOptions, type PingTarget } from '../kernel/heartbeat.js';
+import { Heartbeat, type HeartbeatOptions, type PingTarget } from '../kernel/process/heartbeat.js';
 
 export type ProcessState = 'running' | 'stopped' | 'gone' | 'unknown';
 

@@ -7,11 +7,11 @@
  * thread there; its SIGBREAK handler also takes a console CTRL_BREAK_EVENT).
  */
 import { EventEmitter } from 'node:events';
-import type { Heartbeat, HeartbeatOptions } from '../kernel/heartbeat.js';
-import { KernelUnavailableError } from '../kernel/kernel-errors.js';
-import { describeExit, type ExitInfo, type KernelProcess } from '../kernel/kernel-process.js';
+import type { Heartbeat, HeartbeatOptions } from '../kernel/process/heartbeat.js';
+import { KernelUnavailableError } from '../kernel/supervision/kernel-errors.js';
+import { describeExit, type ExitInfo, type KernelProcess } from '../kernel/process/kernel-process.js';
 import { reasonOf, silentLogger, type EngineLogger } from '../kernel/logger.js';
-import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/provisioner.js';
+import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/supervision/provisioner.js';
 import { settledWithin } from '../timers.js';
 import { launchWorker, type LaunchedWorker, type WorkerLaunchOptions } from './launch-worker.js';
 import { workerHeartbeat } from './worker-heartbeat.js';
@@ -39,7 +39,7 @@ interface Live {
 }
 
 // On this machine like a local ipykernel (paths, pids and folders mean the same); the engine is told apart in status.
-const PLACE: KernelPlace = { kind: 'worker', label: 'local' };
+const PLACE: KernelPlace = { kind: 'worker' };
 
 export class WorkerProvisioner extends EventEmitter<ProvisionerEvents> implements KernelProvisioner {
   readonly owned = true;
@@ -108,13 +108,7 @@ export class WorkerProvisioner extends EventEmitter<ProvisionerEvents> implement
     return this.start();
   }
 
-  outputLost(): string {
-    return 'The output of the run did not arrive.'; // one TCP connection: output is never lost apart from replies
-  }
-
-  restartRefusal(): string {
-    return 'The built-in worker is always ours to restart.'; // never asked: owned is true
-  }
+  outputLost(): void {} // one TCP connection: output is never lost apart from replies
 
   async shutdown(_current: Incarnation | null, polite: boolean): Promise<void> {
     const live = this.live;

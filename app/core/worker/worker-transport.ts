@@ -16,8 +16,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { createMessage, Signer, type JsonObject, type JupyterMessage } from '../wire/index.js';
 import { reasonOf, silentLogger, type EngineLogger } from '../kernel/logger.js';
-import { awaitReady } from '../kernel/readiness.js';
-import { MessageRouter, type IopubHandler, type KernelInfo, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/transport.js';
+import { awaitReady } from '../kernel/messaging/readiness.js';
+import { MessageRouter, type IopubHandler, type KernelInfo, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/messaging/transport.js';
 import { decodeWorkerLine, encodeWorkerLine, LineSplitter, type DecodedLine } from './worker-lines.js';
 
 export class WorkerTransportClosedError extends Error {

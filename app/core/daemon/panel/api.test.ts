@@ -545,7 +545,9 @@ describe('panel API: a session started on a real Jupyter Server', { skip: jupyte
     assert.equal(started.data.session.state, 'idle');
     assert.match(started.data.session.interpreter, /^kernelspec "python3" on lab \(http:\/\/127\.0\.0\.1:\d+\/\)$/);
     const session = services.sessions.get('far');
-    assert.equal(session.facts().server, 'lab');
+    const place = session.facts().place;
+    assert.ok(place.kind === 'remote');
+    assert.equal(place.serverName, 'lab');
     const outcome = await session.run({ code: '6 * 7', client: 'test', outputLimit: 1000 });
     assert.ok(outcome.kind === 'done' && outcome.result.error === undefined, 'it runs code');
     assert.equal((await send('POST', '/api/sessions/far/kill')).status, 200);

@@ -43,7 +43,7 @@ import { liveRecordMeta, loggedRecordMeta } from '../../sessions/record-meta.js'
 import { DEFAULT_SESSION, NoSuchSessionError, SESSION_NAME, SessionError } from '../../sessions/session-manager.js';
 import { panelBusyText, panelSessionErrorText } from './error-words.js';
 import type { Session } from '../../sessions/session.js';
-import { ToolCallError } from '../../kernel/helper-bridge.js';
+import { ToolCallError } from '../../sessions/helper-bridge.js';
 import { ServerRegistryError } from '../../remote/server-registry.js';
 import { RemoteServerError } from '../../remote/jupyter-api.js';
 import {

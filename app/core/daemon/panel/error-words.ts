@@ -2,7 +2,7 @@
  * The panel's words for what a session error says can be done: what the person does in the
  * panel, where the tools name the call a model makes (tools/error-words.ts).
  */
-import { formatDuration } from '../../kernel/process-stats.js';
+import { formatDuration } from '../../format.js';
 import type { SessionError } from '../../sessions/session-errors.js';
 import type { BusyFacts } from '../../sessions/session.js';
 

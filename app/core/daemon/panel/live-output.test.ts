@@ -230,7 +230,7 @@ class FakeSession extends EventEmitter {
   }
   facts() {
     const running = this.runningSince === undefined ? undefined : { run: `${this.name}-1`, code: 'code', client: 'c', since: this.runningSince, callersWaiting: 1 };
-    return { name: this.name, state: this.state, owned: true, executionCount: 0, restarts: 0, variables: 0, queued: 0, place: { kind: 'local', label: 'local' }, location: 'local', running };
+    return { name: this.name, state: this.state, owned: true, executionCount: 0, restarts: 0, variables: 0, queued: 0, place: { kind: 'local' }, running };
   }
 }
 

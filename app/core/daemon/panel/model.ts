@@ -9,14 +9,14 @@
 import { EventEmitter } from 'node:events';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { residentBytes } from '../../kernel/process-stats.js';
+import { residentBytes } from '../../kernel/process/process-stats.js';
 import type { KernelState } from '../../kernel/kernel.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
 import { SESSION_NAME } from '../../sessions/session-manager.js';
 import type { Session } from '../../sessions/session.js';
 import type { LogEntry } from '../../sessions/session-log.js';
 import { ANOTHER_CLIENT } from '../../sessions/parties.js';
-import type { Output } from '../../kernel/outputs.js';
+import type { Output } from '../../kernel/execution/outputs.js';
 import { entryView, type EntryView } from './log.js';
 import { LiveOutputs, type LiveOutputView } from './live-output.js';
 
@@ -154,7 +154,7 @@ export class PanelModel extends EventEmitter {
       interpreter: facts.interpreter?.path ?? null,
       interpreterReason: facts.interpreter?.reason ?? null,
       engine: facts.interpreter?.engine ? { name: facts.interpreter.engine.engine, reason: facts.interpreter.engine.reason, upgrade: facts.interpreter.engine.upgrade ?? null } : null,
-      server: facts.server ?? null,
+      server: facts.place.kind === 'remote' ? facts.place.serverName : null,
       pythonVersion: facts.kernelInfo?.language_info?.version ?? null,
       connectionFile: facts.connectionFile ?? null,
       cwd: facts.cwd ?? null,

@@ -106,7 +106,7 @@ export class PanelServers {
     this.known(name);
     this.registry.remove(name);
     const using = this.sessions()
-      .filter((s) => s.facts().server === name)
+      .filter((s) => { const place = s.facts().place; return place.kind === 'remote' && place.serverName === name; })
       .map((s) => s.name);
     const note = using.length
       ? ` ${using.length === 1 ? 'Session' : 'Sessions'} ${using.map((n) => `"${n}"`).join(', ')} still ${using.length === 1 ? 'runs' : 'run'} there until ${using.length === 1 ? 'it ends' : 'they end'}.`

@@ -6,10 +6,10 @@
 import type { EventEmitter } from 'node:events';
 import type { HelperTransport, KernelPlace } from './provisioner.js';
 import type { ExecuteOptions, KernelEvents, KernelState } from './supervisor.js';
-import type { KernelInfo } from './transport.js';
-import type { ExecutionResult } from './outputs.js';
-import type { OutputLimits } from './output-collector.js';
-import type { NameFingerprints } from './user-names.js';
+import type { KernelInfo } from '../messaging/transport.js';
+import type { ExecutionResult } from '../execution/outputs.js';
+import type { OutputLimits } from '../execution/output-collector.js';
+import type { NameFingerprints } from '../execution/user-names.js';
 
 export interface SessionKernel extends EventEmitter<KernelEvents> {
   /** Started by us (ours to restart and kill), or attached to someone else's. */
@@ -32,12 +32,8 @@ export interface SessionKernel extends EventEmitter<KernelEvents> {
   foreignLimits: () => OutputLimits;
   readonly restartCount: number;
   readonly executionCount: number;
-  /** Where it runs, for people: "local", or the remote server's name and URL. */
-  readonly location: string;
   /** Where it runs, as data: this machine, a server (its name, URL, kernel id and connection), the worker. */
   readonly place: KernelPlace;
-  /** The registered name of the remote server it runs on (see ServerRegistry); undefined for a local kernel. */
-  readonly serverName?: string;
   /** How the Python helpers reach it: imported from this machine's files, or sent as source. */
   readonly helperTransport: HelperTransport;
   /** The kernel's own recent stdout/stderr lines, when we can see them. */

@@ -4,7 +4,7 @@
  * idle is ever missed. What the request printed goes to its OutputCollector. How it ended
  * (timed out, interrupted, stopped by a restart) is told through methods, never set from outside.
  */
-import type { JupyterMessage } from '../wire/index.js';
+import type { JupyterMessage } from '../../wire/index.js';
 import { OutputCollector, type OutputLimits } from './output-collector.js';
 import type { ExecutionResult, Output } from './outputs.js';
 

@@ -7,7 +7,7 @@
  */
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
-import type { JupyterMessage } from '../wire/index.js';
+import type { JupyterMessage } from '../../wire/index.js';
 import { applyCarriageReturns } from './carriage-returns.js';
 import { describePythonError, stripAnsi } from './error-text.js';
 import type { ExecutionResult, MimeBundle, Output } from './outputs.js';

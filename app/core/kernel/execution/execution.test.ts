@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMessage, type JsonObject } from '../wire/index.js';
+import { createMessage, type JsonObject } from '../../wire/index.js';
 import { ExecutionFuture } from './execution.js';
 import { OutputCollector } from './output-collector.js';
 import type { Output } from './outputs.js';

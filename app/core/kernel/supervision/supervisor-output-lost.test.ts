@@ -7,11 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import { createMessage, type JsonObject } from '../wire/index.js';
+import { createMessage, type JsonObject } from '../../wire/index.js';
 import { ConnectionLostError } from './kernel-errors.js';
 import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from './provisioner.js';
 import { KernelSupervisor } from './supervisor.js';
-import type { KernelTransport, RequestChannel, SentRequest, TransportEvents } from './transport.js';
+import type { KernelTransport, RequestChannel, SentRequest, TransportEvents } from '../messaging/transport.js';
 
 /** Replies to every request at once and never publishes anything on iopub. */
 class SilentRelay extends EventEmitter<TransportEvents> implements KernelTransport {
@@ -40,7 +40,7 @@ class SilentRelay extends EventEmitter<TransportEvents> implements KernelTranspo
 class OneRelayProvisioner extends EventEmitter<ProvisionerEvents> implements KernelProvisioner {
   readonly owned = true;
   readonly helperTransport = 'inline-source' as const;
-  readonly place: KernelPlace = { kind: 'local', label: 'local' };
+  readonly place: KernelPlace = { kind: 'remote', serverName: 'relay', serverUrl: 'http://127.0.0.1:1', kernelId: 'k1', kernelName: 'python3', connection: { state: 'connected', since: 0, attempts: 0 } };
   readonly endedFromElsewhere = false;
   readonly pid = undefined;
   readonly connectionFile = undefined;
@@ -66,32 +66,19 @@ class OneRelayProvisioner extends EventEmitter<ProvisionerEvents> implements Ker
 
   async interrupt(): Promise<void> {}
 
-  outputLost(incarnation: Incarnation): string {
+  outputLost(incarnation: Incarnation): void {
     this.lost.push(incarnation);
-    return 'The relay stopped passing the output.';
-  }
-
-  restartRefusal(): string {
-    return 'not ours';
   }
 
   async shutdown(): Promise<void> {}
 }
 
-class ScriptedSupervisor extends KernelSupervisor {
-  static async over(provisioner: KernelProvisioner): Promise<ScriptedSupervisor> {
-    const supervisor = new ScriptedSupervisor(provisioner, {});
-    await supervisor.begin(provisioner.start());
-    return supervisor;
-  }
-}
-
 test('a reply whose output never comes fails the run with the provisioner’s account, whichever Incarnation object it ran on', { timeout: 10_000 }, async () => {
   const provisioner = new OneRelayProvisioner();
-  const supervisor = await ScriptedSupervisor.over(provisioner);
+  const supervisor = await KernelSupervisor.start(provisioner);
   await assert.rejects(supervisor.execute("print('relayed')"), (error: Error) => {
     assert.ok(error instanceof ConnectionLostError);
-    assert.match(error.message, /The relay stopped passing the output\./);
+    assert.equal(error.message, "The Jupyter server relay (http://127.0.0.1:1) stopped relaying the kernel's output: the code ran (its reply came) but what it printed or displayed did not arrive. Python Session is reconnecting; run it again if you need to see its output.");
     return true;
   });
   assert.equal(provisioner.lost.length, 1, 'the provisioner was told, so it can reconnect');

@@ -12,17 +12,17 @@
  */
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { settledWithin, sleep } from '../timers.js';
-import { ExecutionFuture, type OutputLimits } from './execution.js';
-import { ForeignCellAssembler, type ForeignCell } from './foreign-cells.js';
-import { ConnectionLostError, KernelClosedError, KernelDiedError, KernelGaveUpError, KernelNotOursError, lostLine } from './kernel-errors.js';
-import { reasonOf, silentLogger, type EngineLogger } from './logger.js';
-import type { ExecutionResult, Output } from './outputs.js';
+import { settledWithin, sleep } from '../../timers.js';
+import { ExecutionFuture, type OutputLimits } from '../execution/execution.js';
+import { ForeignCellAssembler, type ForeignCell } from '../execution/foreign-cells.js';
+import { ConnectionLostError, KernelClosedError, KernelDiedError, KernelGaveUpError, KernelNotOursError, lostLine, notOursMessage, outputLostMessage } from './kernel-errors.js';
+import { reasonOf, silentLogger, type EngineLogger } from '../logger.js';
+import type { ExecutionResult, Output } from '../execution/outputs.js';
 import type { HelperTransport, Incarnation, KernelDeath, KernelPlace, KernelProvisioner } from './provisioner.js';
 import { RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
-import type { KernelInfo, KernelTransport } from './transport.js';
-import type { JupyterMessage } from '../wire/index.js';
-import { namesExpressions, readUserNames, type NameFingerprints } from './user-names.js';
+import type { KernelInfo, KernelTransport } from '../messaging/transport.js';
+import type { JupyterMessage } from '../../wire/index.js';
+import { namesExpressions, readUserNames, type NameFingerprints } from '../execution/user-names.js';
 
 export type KernelState = 'starting' | 'idle' | 'busy' | 'restarting' | 'dead' | 'closed';
 
@@ -69,9 +69,13 @@ export type KernelEvents = {
   'foreign-cell': [cell: ForeignCell];
 };
 
-export class KernelSupervisor extends EventEmitter<KernelEvents> {
+/**
+ * A supervised kernel over any provisioner (local, remote, the built-in worker, a test's fake):
+ * built only by `KernelSupervisor.start`, so every kind is made the same way.
+ */
+export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> extends EventEmitter<KernelEvents> {
   readonly id = randomUUID();
-  protected current: Incarnation | null = null;
+  private current: Incarnation | null = null;
   /** A start, replacement or restart the supervisor is waiting for; calls wait on it. */
   private transition: Promise<Incarnation> | null = null;
   /** Why no call can run any more (shut down, or died for good). */
@@ -97,11 +101,19 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
   private pendingRecovery: RestartedInfo | null = null;
   private readonly endedThereWaiters = new Set<(error: KernelDiedError) => void>();
   private readonly policy: RestartPolicy;
-  protected readonly logger: EngineLogger;
+  private readonly logger: EngineLogger;
 
-  protected constructor(
-    protected readonly provisioner: KernelProvisioner,
-    protected readonly supervision: SupervisorOptions,
+  /** Starts the provisioner's first kernel under supervision; resolves once it answers. */
+  static async start<P extends KernelProvisioner>(provisioner: P, options: SupervisorOptions = {}): Promise<KernelSupervisor<P>> {
+    const kernel = new KernelSupervisor(provisioner, options);
+    await kernel.begin(provisioner.start());
+    return kernel;
+  }
+
+  private constructor(
+    /** What runs the kernel; its kind's own facts (a server's kernel id, a connection) are read here. */
+    readonly provisioner: P,
+    private readonly supervision: SupervisorOptions,
   ) {
     super();
     this.policy = new RestartPolicy(supervision.restartPolicy);
@@ -113,8 +125,8 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
     provisioner.on('connected', (incarnation, fresh) => this.onConnected(incarnation, fresh));
   }
 
-  /** Starts the first kernel; the subclass's factory awaits it. */
-  protected async begin(first: Promise<Incarnation>): Promise<void> {
+  /** Starts the first kernel; `start` awaits it. */
+  private async begin(first: Promise<Incarnation>): Promise<void> {
     this.transition = first;
     try {
       this.adopt(await first);
@@ -138,15 +150,6 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
 
   get place(): KernelPlace {
     return this.provisioner.place;
-  }
-
-  get location(): string {
-    return this.provisioner.place.label;
-  }
-
-  get serverName(): string | undefined {
-    const place = this.provisioner.place;
-    return place.kind === 'remote' ? place.serverName : undefined;
   }
 
   get helperTransport(): HelperTransport {
@@ -314,7 +317,8 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
     // Compared by transport: a provisioner may hand out a new Incarnation object per call for
     // the same connection, and a run whose output is lost must fail whichever it was.
     if (this.current?.transport === incarnation.transport) this.current = null;
-    future.fail(new ConnectionLostError(this.provisioner.outputLost(incarnation)));
+    this.provisioner.outputLost(incarnation);
+    future.fail(new ConnectionLostError(outputLostMessage(this.provisioner.place)));
   }
 
   /**
@@ -388,7 +392,7 @@ export class KernelSupervisor extends EventEmitter<KernelEvents> {
 
   /** Stops the current kernel and starts a fresh one; every variable is gone. */
   async restart(): Promise<{ lostNames: string[] }> {
-    if (!this.owned) throw new KernelNotOursError(this.provisioner.restartRefusal());
+    if (!this.owned) throw new KernelNotOursError(notOursMessage(this.provisioner.place));
     const lost = [...this.names.keys()];
     this.policy.reset();
     await this.restartNow('restart requested');

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
-import { pythonHelpersDir } from '../package-root.js';
+import { pythonHelpersDir } from '../../package-root.js';
 import { KernelLog, type KernelLogOptions } from './kernel-log.js';
 
 export interface LaunchOptions {

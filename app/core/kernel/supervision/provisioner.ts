@@ -10,8 +10,8 @@
  * does what it is asked. It never fails a run or counts names: it emits, and the supervisor acts.
  */
 import type { EventEmitter } from 'node:events';
-import type { ExitInfo } from './kernel-process.js';
-import type { KernelInfo, KernelTransport } from './transport.js';
+import type { ExitInfo } from '../process/kernel-process.js';
+import type { KernelInfo, KernelTransport } from '../messaging/transport.js';
 
 /** One kernel process as the supervisor sees it: a ready transport to it. */
 export interface Incarnation {
@@ -37,11 +37,24 @@ export interface ConnectionStatus {
   nextAttemptAt?: number;
 }
 
-/** Where a kernel runs, for people and for status: this machine, or a named server. */
+/**
+ * Where a kernel runs, as data (the one name for it: the words are derived, by `placeLabel`):
+ * this machine under ipykernel or the built-in worker, or a named server.
+ */
 export type KernelPlace =
-  | { kind: 'local'; label: 'local' }
-  | { kind: 'remote'; label: string; serverName: string; serverUrl: string; kernelId: string; kernelName: string; connection: ConnectionStatus }
-  | { kind: 'worker'; label: string };
+  | { kind: 'local' }
+  | { kind: 'worker' }
+  | { kind: 'remote'; serverName: string; serverUrl: string; kernelId: string; kernelName: string; connection: ConnectionStatus };
+
+/** A server for people: "lab (https://lab.example.org:8888/)". */
+export function serverLabel(server: { name: string; url: string }): string {
+  return `${server.name} (${server.url})`;
+}
+
+/** Where a kernel runs, in the words status has always used: "local" on this machine (ipykernel or the worker), else its server. */
+export function placeLabel(place: KernelPlace): string {
+  return place.kind === 'remote' ? serverLabel({ name: place.serverName, url: place.serverUrl }) : 'local';
+}
 
 /**
  * Who brings a kernel back after a death: the supervisor (it asks for a start, within its
@@ -106,11 +119,9 @@ export interface KernelProvisioner extends EventEmitter<ProvisionerEvents> {
   interrupt(current: Incarnation | null): Promise<void>;
   /**
    * The transport lost the output of a run (its reply came, none of its iopub): drop it and get
-   * a new one, announced with 'connected'. Returns the account for the run.
+   * a new one, announced with 'connected'. The supervisor tells the run what happened, from `place`.
    */
-  outputLost(incarnation: Incarnation): string;
-  /** What to tell when a restart is asked of a kernel that is not ours (where it was started). */
-  restartRefusal(): string;
+  outputLost(incarnation: Incarnation): void;
   /**
    * Ends the kernel for good (an attached one is only disconnected). `polite`: ask it first.
    * Bounded in time; never throws.

@@ -8,9 +8,9 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import * as zmq from 'zeromq';
-import { createMessage, decodeMessage, encodeMessage, Signer, type JsonObject, type JupyterMessage } from '../wire/index.js';
+import { createMessage, decodeMessage, encodeMessage, Signer, type JsonObject, type JupyterMessage } from '../../wire/index.js';
 import { channelUrl, type ConnectionInfo } from './connection-info.js';
-import { reasonOf, silentLogger, type EngineLogger } from './logger.js';
+import { reasonOf, silentLogger, type EngineLogger } from '../logger.js';
 import { awaitReady, ReadinessError } from './readiness.js';
 import { MessageRouter, type IopubHandler, type KernelInfo, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from './transport.js';
 

@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newKey, removeConnectionFile, writeConnectionFile, type ConnectionInfo } from './connection-info.js';
-import { KernelClient, type KernelInfo } from './kernel-client.js';
+import { newKey, removeConnectionFile, writeConnectionFile, type ConnectionInfo } from '../messaging/connection-info.js';
+import { KernelClient, type KernelInfo } from '../messaging/kernel-client.js';
 import { KernelProcess, describeExit } from './kernel-process.js';
 import { allocatePorts, releasePorts } from './ports.js';
 

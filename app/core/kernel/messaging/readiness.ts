@@ -6,8 +6,8 @@
  * (a request sent too early is lost), and a server's relay can pass replies but no output
  * (Jupyter Server 1.23 with a kernel it restarted on new ports). Runs would then wait forever.
  */
-import type { JupyterMessage } from '../wire/index.js';
-import { TIMED_OUT, sleep, upTo } from '../timers.js';
+import type { JupyterMessage } from '../../wire/index.js';
+import { TIMED_OUT, sleep, upTo } from '../../timers.js';
 import type { KernelInfo, KernelTransport } from './transport.js';
 
 export interface ReadinessOptions {

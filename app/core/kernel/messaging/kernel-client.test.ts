@@ -2,10 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as zmq from 'zeromq';
-import { createMessage, decodeMessage, encodeMessage, Signer, type JupyterMessage } from '../wire/index.js';
+import { createMessage, decodeMessage, encodeMessage, Signer, type JupyterMessage } from '../../wire/index.js';
 import { newKey, type ConnectionInfo } from './connection-info.js';
 import { KernelClient } from './kernel-client.js';
-import { waitFor } from '../testing/wait-for.js';
+import { waitFor } from '../../testing/wait-for.js';
 
 async function bindRandom<S extends zmq.Socket>(socket: S): Promise<number> {
   await socket.bind('tcp://127.0.0.1:*');

@@ -7,7 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import * as zmq from 'zeromq';
-import { channelUrl, type ConnectionInfo } from './connection-info.js';
+import { channelUrl, type ConnectionInfo } from '../messaging/connection-info.js';
 
 export interface HeartbeatOptions {
   intervalMs?: number;

@@ -3,7 +3,8 @@
  * The words are plain and name no tool; the tools layer and the panel add their own (which
  * call to make next) from the fields.
  */
-import type { ExitInfo } from './kernel-process.js';
+import type { ExitInfo } from '../process/kernel-process.js';
+import { placeLabel, type KernelPlace } from './provisioner.js';
 
 /**
  * What the caller can do next: nothing (a fresh kernel is already there), wait (the provisioner
@@ -60,4 +61,22 @@ export class KernelGaveUpError extends KernelDiedError {
 /** "Lost with it: a, b." or that nothing was. */
 export function lostLine(names: readonly string[]): string {
   return names.length ? `Lost with it: ${names.join(', ')}.` : 'No variables were lost.';
+}
+
+/**
+ * A run whose reply came without its output, told from where the kernel runs (only a server's
+ * relay loses output; ZeroMQ and the worker's one connection do not).
+ */
+export function outputLostMessage(place: KernelPlace): string {
+  if (place.kind !== 'remote') return 'The output of the run did not arrive.';
+  return (
+    `The Jupyter server ${placeLabel(place)} stopped relaying the kernel's output: the code ran (its reply came) but what it printed or displayed did not arrive. ` +
+    'Python Session is reconnecting; run it again if you need to see its output.'
+  );
+}
+
+/** A restart asked of a kernel that is not ours: where it was started. */
+export function notOursMessage(place: KernelPlace): string {
+  const where = place.kind === 'remote' ? ` (kernel ${place.kernelId} on ${placeLabel(place)})` : '';
+  return `This kernel was started elsewhere${where}; restart it there, or start a new kernel here.`;
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMessage, type JsonObject } from '../wire/index.js';
+import { createMessage, type JsonObject } from '../../wire/index.js';
 import { ForeignCellAssembler, type ForeignCell } from './foreign-cells.js';
 
 /** Another client's request, and the iopub messages the kernel publishes under it. */

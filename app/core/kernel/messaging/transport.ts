@@ -7,7 +7,7 @@
  * (MessageRouter, shared), and says once when it went by itself ('dropped').
  */
 import type { EventEmitter } from 'node:events';
-import type { JsonObject, JupyterMessage } from '../wire/index.js';
+import type { JsonObject, JupyterMessage } from '../../wire/index.js';
 
 export type RequestChannel = 'shell' | 'control';
 export type IopubHandler = (message: JupyterMessage) => void;

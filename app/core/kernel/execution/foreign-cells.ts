@@ -6,7 +6,7 @@
  * sent it, so whether it failed is read from its outputs. It is fed only messages whose parent
  * is another client's request; ours are routed by msg_id and never come here.
  */
-import type { JupyterMessage } from '../wire/index.js';
+import type { JupyterMessage } from '../../wire/index.js';
 import type { ExecutionResult } from './outputs.js';
 import { OutputCollector, type OutputLimits } from './output-collector.js';
 

@@ -12,9 +12,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import type { ExecuteOptions } from './kernel.js';
-import type { SessionKernel } from './session-kernel.js';
-import { outputText, type ExecutionResult, type Output } from './outputs.js';
+import type { ExecuteOptions } from '../kernel/kernel.js';
+import type { SessionKernel } from '../kernel/supervision/session-kernel.js';
+import { outputText, type ExecutionResult, type Output } from '../kernel/execution/outputs.js';
 import { pythonHelpersDir } from '../package-root.js';
 
 export const RESULT_MIME = 'application/vnd.python-session+json';
