@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +26,7 @@ export interface Daemon {
   env: Record<string, string>;
   connect(): Promise<{ client: Client; ms: number }>;
   pid(): number;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 export function startDaemonHome(python: string, extra: Record<string, string> = {}): Daemon {
@@ -46,8 +46,12 @@ export function startDaemonHome(python: string, extra: Record<string, string> = 
     pid() {
       return JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8')).pid;
     },
-    stop() {
+    async stop() {
       for (const c of clients) void c.close();
+      // A shim answers initialize from the package's answers before the daemon it starts is up: a
+      // `stop` sent before that daemon has said where it is finds nothing, and it outlives the run.
+      const until = Date.now() + 30_000;
+      while (!existsSync(join(home, 'daemon.json')) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
       execFileSync(process.execPath, [CLI, 'stop'], { env, stdio: 'ignore' });
       rmSync(home, { recursive: true, force: true });
     },
@@ -164,7 +168,7 @@ export async function runMcpBench(python: string, runs = 200, baseline?: Jupyter
     // A shim that has to start the daemon itself.
     const fresh = startDaemonHome(python);
     const coldShim = await fresh.connect();
-    fresh.stop();
+    await fresh.stop();
 
     return {
       roundtrip_ms: roundtrip.ours,
@@ -184,8 +188,8 @@ export async function runMcpBench(python: string, runs = 200, baseline?: Jupyter
       pool_memory_bytes: poolMemory,
     };
   } finally {
-    daemon.stop();
-    cold.stop();
+    await daemon.stop();
+    await cold.stop();
     if (!baseline) await jc.close();
   }
 }

@@ -77,9 +77,9 @@ export async function runWorkerMcpBench(python = process.env.PYTHON_SESSION_TEST
       first_pandas_ms: { worker: firstPandas.ours, ipykernel_pooled: firstPandas.theirs },
     };
   } finally {
-    worker.stop();
-    pooled.stop();
-    cold.stop();
+    await worker.stop();
+    await pooled.stop();
+    await cold.stop();
   }
 }
 
