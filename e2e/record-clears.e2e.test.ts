@@ -7,17 +7,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Browser, Page } from 'playwright-core';
 import { call, createHarness, text, type CallResult, type Harness } from './support/mcp-harness.js';
 import { NO_CHROMIUM, openRecordingPage, type RecordingPage } from './support/panel-browser.js';
-import { createMcpServer } from '../app/core/mcp/server.js';
-import { createServices, type DaemonServices } from '../app/core/services.js';
-import { startPanelServer, type PanelServer } from '../app/core/daemon/panel/server.js';
+import { startPanelStage, type PanelStage } from './support/panel-stage.js';
+import type { DaemonServices } from '../app/core/services.js';
+import type { PanelServer } from '../app/core/daemon/panel/server.js';
 import { TEST_PYTHON } from '../app/core/testing/test-python.js';
 
 /** Re-runs a notebook in a fresh kernel, going on past errors; prints, per cell, what the session logged and what the re-run raised. */
@@ -58,6 +56,7 @@ function assertRerunsLikeTheSession(cells: RerunCell[], failing: RegExp) {
 }
 
 describe('a Restart pressed in the panel is in the record', { skip: NO_CHROMIUM }, () => {
+  let stage: PanelStage;
   let stateDir: string;
   let services: DaemonServices;
   let panel: PanelServer;
@@ -67,24 +66,15 @@ describe('a Restart pressed in the panel is in the record', { skip: NO_CHROMIUM 
   let page: Page;
 
   before(async () => {
-    stateDir = mkdtempSync(join(tmpdir(), 'ps-record-clears-'));
-    services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON } });
-    panel = await startPanelServer({ services, host: '127.0.0.1', port: 0, registration: { home: join(stateDir, 'home'), env: {} } });
-    const server = createMcpServer(services, { id: 'record-clears-e2e' });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverTransport);
-    client = new Client({ name: 'record-clears-client', version: '1.0.0' });
-    await client.connect(clientTransport);
+    stage = await startPanelStage('record-clears');
+    ({ stateDir, services, panel, client } = stage);
     recording = await openRecordingPage();
     ({ browser, page } = recording);
   });
 
   after(async () => {
     await browser?.close();
-    await client?.close();
-    await panel?.close();
-    await services?.shutdown();
-    if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+    await stage?.close();
     assert.deepEqual(recording?.pageErrors ?? [], [], 'the page threw no errors');
   });
 

@@ -13,14 +13,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Browser, Page } from 'playwright-core';
 import { call, createHarness, text, type CallResult, type Harness } from './support/mcp-harness.js';
 import { ARTIFACTS, NO_CHROMIUM, openRecordingPage, type RecordingPage } from './support/panel-browser.js';
-import { createMcpServer } from '../app/core/mcp/server.js';
-import { createServices, type DaemonServices } from '../app/core/services.js';
-import { startPanelServer, type PanelServer } from '../app/core/daemon/panel/server.js';
+import { startPanelStage, type PanelStage } from './support/panel-stage.js';
+import type { DaemonServices } from '../app/core/services.js';
+import type { PanelServer } from '../app/core/daemon/panel/server.js';
 import { TEST_PYTHON } from '../app/core/testing/test-python.js';
 
 /** Deterministic data with full-precision values: a `;`-separated CSV and an xlsx of two sheets. */
@@ -258,6 +257,7 @@ describe('the session record re-runs in plain Jupyter', () => {
 });
 
 describe('the panel shows tool calls as code and exports both formats', { skip: NO_CHROMIUM }, () => {
+  let stage: PanelStage;
   let stateDir: string;
   let services: DaemonServices;
   let panel: PanelServer;
@@ -267,24 +267,15 @@ describe('the panel shows tool calls as code and exports both formats', { skip: 
   let page: Page;
 
   before(async () => {
-    stateDir = mkdtempSync(join(tmpdir(), 'ps-record-panel-'));
-    services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON } });
-    panel = await startPanelServer({ services, host: '127.0.0.1', port: 0, registration: { home: join(stateDir, 'home'), env: {} } });
-    const server = createMcpServer(services, { id: 'record-e2e' });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverTransport);
-    client = new Client({ name: 'record-e2e-client', version: '1.0.0' });
-    await client.connect(clientTransport);
+    stage = await startPanelStage('record-e2e');
+    ({ stateDir, services, panel, client } = stage);
     recording = await openRecordingPage();
     ({ browser, page } = recording);
   });
 
   after(async () => {
     await browser?.close();
-    await client?.close();
-    await panel?.close();
-    await services?.shutdown();
-    if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+    await stage?.close();
     assert.deepEqual(recording?.pageErrors ?? [], [], 'the page threw no errors');
   });
 
