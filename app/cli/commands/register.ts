@@ -36,6 +36,8 @@ export interface CommandIO {
 export interface RegisterCommandOptions {
   context?: Partial<PlatformContext>;
   thisInstall?: Omit<ThisInstallOptions, 'interpreter'>;
+  /** The folder the person registers from (the working folder by default): Gemini CLI's folder trust is told for it. */
+  folder?: string;
 }
 
 const processIO: CommandIO = {
@@ -128,11 +130,12 @@ export async function registerCommand(
   }
   const entry = thisInstallEntry({ ...options.thisInstall, interpreter });
   const ctx = options.context ?? {};
+  const folder = options.folder ?? process.cwd();
 
   if (target === undefined || values.status) {
     if (values.remove || values['dry-run']) return usageError('--remove and --dry-run need a client (or all)');
     const clients = target && target !== 'all' ? [target as ClientId] : undefined;
-    const statuses = await registrationStatus({ ...ctx, expected: entry, clients });
+    const statuses = await registrationStatus({ ...ctx, expected: entry, clients, folder });
     if (values.json) out(JSON.stringify({ entry, clients: statuses }, null, 2));
     else out(formatStatus(statuses, entry.command, entry.args, interpreter));
     return 0;
@@ -170,7 +173,7 @@ export async function registerCommand(
     try {
       const result: RegistrationResult = remove
         ? await unregisterClient(id, { ...ctx, dryRun })
-        : await registerClient(id, entry, { ...ctx, dryRun, keepInterpreter: !interpreter && !noInterpreter });
+        : await registerClient(id, entry, { ...ctx, dryRun, keepInterpreter: !interpreter && !noInterpreter, folder });
       out(result.message);
     } catch (e) {
       failures++;
@@ -203,6 +206,7 @@ function formatStatus(statuses: ClientStatus[], command: string, args: string[],
     const interpreters = new Set(s.files.map((f) => f.entry?.interpreter).filter((i) => i !== undefined));
     for (const i of interpreters) lines.push(`${indent}interpreter: ${i}`);
     for (const problem of s.problems) lines.push(`${indent}${problem}`);
+    for (const note of s.notes) lines.push(`${indent}${note}`);
   }
   const todo = statuses.filter((s) => s.state === 'stale' || s.state === 'not-registered');
   if (todo.length > 0) {
