@@ -174,7 +174,7 @@ export async function registerCommand(
       const result: RegistrationResult = remove
         ? await unregisterClient(id, { ...ctx, dryRun })
         : await registerClient(id, entry, { ...ctx, dryRun, keepInterpreter: !interpreter && !noInterpreter, folder });
-      out(result.message);
+      out([result.message, ...result.notes].join('\n'));
     } catch (e) {
       failures++;
       err(`${getClient(id).name}: ${e instanceof Error ? e.message : String(e)}`);

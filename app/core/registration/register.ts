@@ -64,9 +64,9 @@ export interface RegistrationResult {
   backup?: string;
   files: FileOutcome[];
   dryRun: boolean;
-  /** A sentence or two for the user, including the restart hint when something changed, and the notes. */
+  /** A sentence or two for the user, including the restart hint when something changed. */
   message: string;
-  /** What the client itself does with the entry that the person should know (ClientDefinition.notes). */
+  /** What the client itself does with the entry that the person should know (ClientDefinition.notes), told after the message. */
   notes: string[];
 }
 
@@ -80,8 +80,7 @@ export async function registerClient(
   const shaped = client.shapeEntry(entry);
   const merge = { keepInterpreter: opts.keepInterpreter };
   const result = await updateClient(client, opts, 'register', (existing) => mergeEntry(existing, shaped, merge));
-  const notes = client.notes ? await client.notes(defaultContext(opts), opts.folder) : [];
-  return notes.length ? { ...result, notes, message: [result.message, ...notes].join('\n') } : result;
+  return { ...result, notes: client.notes ? await client.notes(defaultContext(opts), opts.folder) : [] };
 }
 
 /** Removes this server's entry from every config file of the client; absent is not an error. */
