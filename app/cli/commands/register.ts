@@ -130,7 +130,7 @@ export async function registerCommand(
   }
   const entry = thisInstallEntry({ ...options.thisInstall, interpreter });
   const ctx = options.context ?? {};
-  const folder = options.folder ?? process.cwd();
+  const folder = options.folder ?? workingFolder();
 
   if (target === undefined || values.status) {
     if (values.remove || values['dry-run']) return usageError('--remove and --dry-run need a client (or all)');
@@ -181,6 +181,15 @@ export async function registerCommand(
     }
   }
   return failures > 0 ? 1 : 0;
+}
+
+/** The folder the command runs in; undefined when it no longer exists (then the notes speak in general). */
+function workingFolder(): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    return undefined;
+  }
 }
 
 const STATE_LABEL: Record<ClientStatus['state'], string> = {
