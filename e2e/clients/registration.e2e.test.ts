@@ -5,7 +5,9 @@
  * server with this install's command, beside the servers and settings the user had; after
  * `register gemini-cli`, Gemini CLI's own `gemini mcp list` shows the server "Disabled" in a
  * folder it does not trust (as `register` said, with how to trust it) and connected once the
- * folder is trusted the way `register` told. Removing takes it out of every list again.
+ * folder is trusted the way `register` told: the trustedFolders.json entry, or the answer to the
+ * question interactive Gemini CLI asks on a terminal (gemini-terminal.ts). Removing takes it out
+ * of every list again.
  *
  * Each client runs with HOME (and CODEX_HOME) in a temporary folder and PYTHON_MCP_HOME in
  * another, in a network namespace with loopback only where `unshare -rn` works. The daemon that
@@ -21,6 +23,7 @@ import { after, before, describe, test } from 'node:test';
 import { TEST_PYTHON, isAlive, processesMatching } from '../../app/core/testing/test-python.js';
 import { CLI } from '../support/mcp-harness.js';
 import { type ClientBinary, claudeBinary, codexBinary, geminiBinary, missingClient } from './client-binaries.js';
+import { answerTrustQuestion } from './gemini-terminal.js';
 
 interface Ran {
   code: number | null;
@@ -242,5 +245,44 @@ describe('registration, read back by the real clients', () => {
     assert.equal(afterRemove.code, 0, listed(afterRemove));
     assert.doesNotMatch(listed(afterRemove), /python-session/);
     assert.match(listed(afterRemove), /No MCP servers configured/);
+  });
+
+  // Interactive Gemini CLI tries to sign in; only a loopback-only namespace keeps that on this machine.
+  const interactiveSkip = missingClient('gemini') || (isolated ? false : 'interactive Gemini CLI needs a loopback-only network namespace (unshare -rn) here');
+  test('the question register names: answering "Trust folder (<name>)" in interactive Gemini CLI trusts the folder, and gemini mcp list then shows the server connected', { skip: interactiveSkip }, async (t) => {
+    const gemini = geminiBinary()!;
+    const project = join(folders.root, 'survey');
+    mkdirSync(project);
+    const trustFile = join(folders.home, '.gemini', 'trustedFolders.json');
+    rmSync(trustFile, { force: true });
+    const listed = (r: Ran) => stripVTControlCharacters(r.stdout + r.stderr);
+    const ours = new RegExp(`^\\S+ python-session: ${escape(process.execPath)} ${escape(CLI)} \\(stdio\\) - (\\w+)$`, 'm');
+
+    const registered = await cliIn(project, 'register', 'gemini-cli', '--interpreter', TEST_PYTHON);
+    assert.equal(registered.code, 0, registered.stderr);
+    const choice = `Trust folder (${basename(project)})`;
+    assert.ok(registered.stdout.includes(`choose "${choice}" when it asks`), registered.stdout);
+
+    // As a person starts it, with an API key that goes nowhere (the base URL is a closed loopback port).
+    const answer = await answerTrustQuestion(['unshare', '-rn', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', gemini.command, ...gemini.prefix], {
+      cwd: project,
+      env: { ...env(), TERM: 'xterm-256color', GEMINI_API_KEY: 'not-a-key', GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9', NO_BROWSER: 'true' },
+      choice,
+      trustFile,
+      folder: project,
+    });
+    t.diagnostic(`interactive ${gemini.describe} in ${project}, asked: ${answer.asked}, trust written: ${answer.written}`);
+    assert.ok(answer.asked, `Gemini CLI offered "${choice}":\n${answer.screen}`);
+    assert.match(answer.screen, /Do you trust the files in this folder\?/);
+    assert.deepEqual(JSON.parse(readFileSync(trustFile, 'utf8')), { [project]: 'TRUST_FOLDER' });
+
+    const again = await cliIn(project, 'register', 'gemini-cli', '--interpreter', TEST_PYTHON);
+    assert.doesNotMatch(again.stdout, /does not trust/);
+    const list = await clientIn(project, gemini, 'mcp', 'list');
+    t.diagnostic(`mcp list after answering:\n${listed(list)}`);
+    assert.equal(ours.exec(listed(list))?.[1], 'Connected', listed(list));
+
+    const removed = await cliIn(project, 'register', 'gemini-cli', '--remove');
+    assert.equal(removed.code, 0, removed.stderr);
   });
 });
