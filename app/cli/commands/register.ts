@@ -55,7 +55,7 @@ Clients, and the file each keeps its servers in:
   claude-code         Claude Code: ~/.claude.json (or in $CLAUDE_CONFIG_DIR)
   codex               Codex: ~/.codex/config.toml (or in $CODEX_HOME), a [mcp_servers.python-session] table
   cursor              Cursor: ~/.cursor/mcp.json
-  gemini-cli          Gemini CLI: ~/.gemini/settings.json
+  gemini-cli          Gemini CLI: ~/.gemini/settings.json (it starts servers only in folders it trusts)
   vscode              VS Code: mcp.json in its user folder
   windsurf            Windsurf: ~/.codeium/windsurf/mcp_config.json
   all                 every client that is installed (with --remove: every one registered)
