@@ -4,7 +4,7 @@
  * Gemini CLI shows which folders it trusts, which of the folders it has run in it does not (where
  * it disables Python Session), and how to trust one; the real `gemini mcp list` agrees.
  *
- * A screenshot of the view lands in e2e/artifacts/panel-clients-gemini.png (gitignored).
+ * Screenshots of the view land in e2e/artifacts/panel-clients-gemini{,-dark}.png (gitignored).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -88,6 +88,9 @@ describe("the Clients view tells Gemini CLI's folder trust, in Chromium", { skip
     assert.ok(cardBox && notesBox && notesBox.x + notesBox.width <= cardBox.x + cardBox.width, 'the notes fit in the card');
     await card().scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(ARTIFACTS, 'panel-clients-gemini.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: join(ARTIFACTS, 'panel-clients-gemini-dark.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   test('the real gemini mcp list agrees: Python Session is Disabled in the folder the view names', { skip: missingClient('gemini') }, async (t) => {
