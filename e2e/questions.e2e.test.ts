@@ -155,3 +155,34 @@ describe('questions in MCP 2026-07-28: an input-required result, answered by the
     assert.match(textOf(answer.result), /EOFError/);
   });
 });
+
+describe('questions in the built-in worker (an interpreter without ipykernel)', () => {
+  let harness: Harness;
+  let client: Client;
+  let replies: ElicitResult[] = [];
+
+  before(async () => {
+    harness = await createHarness({ PYTHON_MCP_ENGINE: 'worker' });
+    client = await harness.connect('form-client', { forms: () => replies.shift() ?? { action: 'cancel' } });
+  });
+
+  after(async () => {
+    await harness?.close();
+  });
+
+  test('input() and getpass ask through the form; declining raises KeyboardInterrupt; without forms, EOFError', async () => {
+    const status = await call(client, 'python_status');
+    assert.match(text(status), /worker/i, 'the session runs in the built-in worker');
+    replies = [{ action: 'accept', content: { answer: 'Ada' } }, { action: 'accept', content: { answer: SECRET } }];
+    const answered = await call(client, 'run_python', { code: 'print("before")\nname = input("Your name? ")\nimport getpass\npw = getpass.getpass("Password: ")\nprint(name, len(pw))' });
+    assert.equal(text(answered), `before\nYour name? Ada\nPassword: ········\nAda ${SECRET.length}\n`);
+    replies = [{ action: 'decline' }];
+    const declined = await call(client, 'run_python', { code: 'input("Sure? ")' });
+    assert.match(text(declined), /KeyboardInterrupt.*declined in form-client/);
+    const plain = await harness.connect('no-forms');
+    const refused = await call(plain, 'run_python', { code: 'input("Name? ")' });
+    assert.match(text(refused), /EOFError.*"Name\? " got no answer/);
+    assert.equal(text(await call(plain, 'run_python', { code: 'name' })), "'Ada'\n");
+    assert.ok(!readFileSync(join(harness.home, 'sessions', 'default', 'log.jsonl'), 'utf8').includes(SECRET));
+  });
+});

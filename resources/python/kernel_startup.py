@@ -747,9 +747,6 @@ def _no_output_history():
     shell._tee = lambda channel: contextlib.nullcontext()
 
 
-_NOT_ANSWERS = "\x00python-session:"  # app/core/kernel/messaging/input-replies.ts
-
-
 def _questions_to_the_person():
     kernel = _kernel()
     if kernel is None or getattr(getattr(kernel, "raw_input", None), "_python_session", False):
@@ -757,15 +754,7 @@ def _questions_to_the_person():
 
     def asking(ask, password):
         def ask_the_person(prompt="", *args, **kwargs):
-            answer = ask(prompt, *args, **kwargs)
-            if isinstance(answer, str) and answer.startswith(_NOT_ANSWERS):
-                kind, _, words = answer[len(_NOT_ANSWERS):].partition(":")
-                if kind == "declined":
-                    raise KeyboardInterrupt(words)
-                raise EOFError(words)
-            echo = "\u00b7" * 8 if password else answer
-            sys.stdout.write("%s%s\n" % (prompt, echo))
-            return answer
+            return _common.answer_to_question(ask(prompt, *args, **kwargs), prompt, password, sys.stdout.write)
 
         ask_the_person._python_session = True
         return ask_the_person

@@ -203,3 +203,19 @@ def show_figures_under_file_backends(display):
             show_open_figures(display)
 
     return at_cell_end
+
+
+NOT_ANSWERS = "\x00python-session:"  # app/core/kernel/messaging/input-replies.ts
+
+
+def answer_to_question(answer, prompt, password, write):
+    """The line the person sent for a question the code asked, echoed after its prompt (a
+    password as dots) with `write`; or, for the daemon's replies that are not answers, the
+    exception the code gets: KeyboardInterrupt (declined) or EOFError (nobody could answer)."""
+    if isinstance(answer, str) and answer.startswith(NOT_ANSWERS):
+        kind, _, words = answer[len(NOT_ANSWERS):].partition(":")
+        if kind == "declined":
+            raise KeyboardInterrupt(words)
+        raise EOFError(words)
+    write("%s%s\n" % (prompt, "\u00b7" * 8 if password else answer))
+    return answer

@@ -127,6 +127,14 @@ async function waitAndAnswer(context: ToolContext, sessionName: string, handle: 
   const untie = handle.tieTo(options.stopOnCancel ? extra.signal : undefined);
   const stopProgress = progressReporter(extra, handle);
   const route = handle.kind === 'code' ? context.formRoute(extra, sessionName) : undefined;
+  // A question this client will show is held the moment it is asked (the event is synchronous),
+  // so it is never given up for want of anyone to answer before its form is on screen.
+  const holds = new Map<string, () => void>();
+  const holdIt = (question: Question | undefined) => {
+    if (route && question?.isOpen && !holds.has(question.id)) holds.set(question.id, question.hold());
+  };
+  holdIt(handle.question);
+  handle.on('question', holdIt);
   const shown = new Set<string>();
   try {
     let deadline = Date.now() + waitS * 1000;
@@ -139,7 +147,6 @@ async function waitAndAnswer(context: ToolContext, sessionName: string, handle: 
           return inputRequiredResult(question.view(), sessionName, requestStateOf(sessionName, handle, question));
         }
         const began = Date.now();
-        const release = question.hold();
         const closed = new AbortController();
         const close = () => closed.abort();
         question.once('closed', close);
@@ -150,7 +157,7 @@ async function waitAndAnswer(context: ToolContext, sessionName: string, handle: 
         } finally {
           question.off('closed', close);
           extra.signal.removeEventListener('abort', close);
-          release();
+          holds.get(question.id)?.();
         }
         deadline += Date.now() - began;
         continue;
@@ -166,6 +173,8 @@ async function waitAndAnswer(context: ToolContext, sessionName: string, handle: 
   } catch (error) {
     return errorResult(`Run ${handle.id} did not run: ${toolErrorText(error)}`, { run: handle.id, status: 'not run' });
   } finally {
+    handle.off('question', holdIt);
+    for (const release of holds.values()) release();
     untie();
     stopProgress();
   }

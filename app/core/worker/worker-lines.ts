@@ -6,9 +6,9 @@
  */
 import type { JsonObject, JupyterMessage, MessageHeader, Signer } from '../wire/index.js';
 
-export type WorkerChannel = 'shell' | 'control' | 'iopub' | 'hb';
+export type WorkerChannel = 'shell' | 'control' | 'iopub' | 'hb' | 'stdin';
 
-const CHANNELS = new Set<string>(['shell', 'control', 'iopub', 'hb']);
+const CHANNELS = new Set<string>(['shell', 'control', 'iopub', 'hb', 'stdin']);
 const NEWLINE = 0x0a;
 const SPACE = 0x20;
 

@@ -17,7 +17,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createMessage, Signer, type JsonObject, type JupyterMessage } from '../wire/index.js';
 import { reasonOf, silentLogger, type EngineLogger } from '../kernel/logger.js';
 import { awaitReady } from '../kernel/messaging/readiness.js';
-import { MessageRouter, type IopubHandler, type KernelInfo, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/messaging/transport.js';
+import { askOrRefuse, inputRequestOf, MessageRouter, type IopubHandler, type KernelInfo, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/messaging/transport.js';
 import { decodeWorkerLine, encodeWorkerLine, LineSplitter, type DecodedLine } from './worker-lines.js';
 
 export class WorkerTransportClosedError extends Error {
@@ -167,10 +167,22 @@ export class WorkerTransport extends EventEmitter<TransportEvents> implements Ke
     try {
       if (channel === 'iopub') this.emit('iopub', message, this.router.iopub(message));
       else if (channel === 'hb') this.pings.get(message.parent_header.msg_id ?? '')?.(true);
+      else if (channel === 'stdin') this.onStdin(message);
       else this.router.reply(message);
     } catch (error) {
       this.logger.write('error', `handling a ${message.header.msg_type} message failed: ${reasonOf(error)}`);
     }
+  }
+
+  /** The code asks a question: whoever listens answers it, on the worker's stdin channel. */
+  private onStdin(message: JupyterMessage): void {
+    if (message.header.msg_type !== 'input_request') return;
+    askOrRefuse(
+      this,
+      inputRequestOf(message, (value) => {
+        if (this.isOpen) this.socket.write(encodeWorkerLine('stdin', createMessage('input_reply', this.session, { status: 'ok', value }, message.header), this.signer));
+      }),
+    );
   }
 
   overflow(bytes: number): void {

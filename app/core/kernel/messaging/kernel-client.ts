@@ -51,6 +51,8 @@ export class KernelClient extends EventEmitter<TransportEvents> implements Kerne
   private readonly sendQueues: Record<RequestChannel, SendQueue>;
   private readonly router = new MessageRouter();
   private closed = false;
+  /** The stdin channel's handshake with the kernel is done (see readyForInput). */
+  private readonly stdinConnected: Promise<void>;
 
   constructor(
     readonly info: ConnectionInfo,
@@ -64,6 +66,8 @@ export class KernelClient extends EventEmitter<TransportEvents> implements Kerne
     this.control = new zmq.Dealer({ linger: 0 });
     this.stdin = new zmq.Dealer({ linger: 0, routingId });
     this.iopub = new zmq.Subscriber({ linger: 0 });
+    // Watched before connecting: an observer made later misses the events before it.
+    this.stdinConnected = new Promise((resolve) => this.stdin.events.on('handshake', () => resolve()));
     this.iopub.subscribe();
     this.shell.connect(channelUrl(info, 'shell'));
     this.control.connect(channelUrl(info, 'control'));
@@ -124,6 +128,15 @@ export class KernelClient extends EventEmitter<TransportEvents> implements Kerne
       void this.stdin.send(encodeMessage(reply, this.signer)).catch(() => undefined);
     });
     askOrRefuse(this, request);
+  }
+
+  /**
+   * Until the stdin channel's handshake is done, the kernel's ROUTER socket does not know us there
+   * and drops an input request sent to us, and the code would wait for its answer forever. Shell
+   * being ready says nothing of stdin: under load the first run can come first.
+   */
+  readyForInput(): Promise<void> {
+    return this.stdinConnected;
   }
 
   onParent(msgId: string, handler: IopubHandler): () => void {

@@ -44,6 +44,9 @@ export interface SupervisorOptions {
   logger?: EngineLogger;
 }
 
+/** How long a run that may ask waits for the kernel's stdin channel to be connected (moments, normally none). */
+const STDIN_READY_MS = 10_000;
+
 export interface ExecuteOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -253,6 +256,8 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
     if (options.signal?.aborted) throw new Error('Cancelled before it started.');
     const incarnation = await this.usable();
     const { transport } = incarnation;
+    // Without its stdin channel, a question would be lost and the code left waiting: then input() fails at once.
+    const askable = options.onInput !== undefined && (await settledWithin(transport.readyForInput?.() ?? Promise.resolve(), STDIN_READY_MS));
     const storeHistory = options.storeHistory ?? true;
     const future = new ExecutionFuture({ ...this.supervision.outputLimits, ...options.limits }, options.onOutput);
     this.running = future;
@@ -266,7 +271,7 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
         silent: options.silent ?? false,
         store_history: storeHistory,
         user_expressions: namesExpressions(storeHistory),
-        allow_stdin: options.onInput !== undefined,
+        allow_stdin: askable,
         stop_on_error: false,
       },
       (id) => transport.onParent(id, (message) => future.handleIopub(message)),
@@ -275,7 +280,7 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
       if (request.parent === msgId && !future.isSettled) options.onInput!(request);
       else request.reply(unansweredReply('the request that asked has ended'));
     };
-    if (options.onInput) transport.on('input', onInput);
+    if (askable) transport.on('input', onInput);
     let watchdog: NodeJS.Timeout | undefined;
     reply.then(
       (message) => {

@@ -47,7 +47,7 @@ def _read_start_line():
 
 
 def _no_input(prompt=""):
-    raise EOFError("input() cannot be answered: this Python session has no stdin. Put the value in the code instead.")
+    raise EOFError("input() cannot be answered here: nobody is asked for this request. Put the value in the code instead.")
 
 
 def _end_process_group(code=1):
@@ -80,6 +80,7 @@ class Worker:
         self.namespace = _fresh_main()
         self.runner = Runner(self.namespace, self.interrupts)
         self.requests = queue.SimpleQueue()
+        self.answers = queue.SimpleQueue()
         self.execution_count = 0
         self.shutting_down = False
         self.capture = streams.install(self.outbox, self.cells)
@@ -143,6 +144,8 @@ class Worker:
             timer.start()
         elif kind == "execute_request":
             self.requests.put(request)
+        elif kind == "input_reply" and request.get("channel") == "stdin":
+            self.answers.put(request["content"].get("value"))
         else:
             self._status("busy", request["header"])
             self._reply(request, kind.replace("_request", "_reply"), {
@@ -219,6 +222,7 @@ class Worker:
         count = self.execution_count
         self.capture.new_cell(parent)
         self.cells.current = parent
+        self._forward_input(parent, bool(content.get("allow_stdin", False)) and not silent)
         self.outbox.message("iopub", "execute_input", {"code": code, "execution_count": count}, parent)
         if store:
             filename = "<cell-%d>" % count
@@ -247,6 +251,33 @@ class Worker:
         interrupts.pending = False
         self.cells.current = None
         self._status("idle", parent)
+
+    def _forward_input(self, parent, allowed):
+        """input() and getpass.getpass() ask the daemon (which asks the person) for a cell that allows it."""
+        import getpass
+
+        if not allowed:
+            builtins.input = _no_input
+            getpass.getpass = _no_input
+            return
+        builtins.input = lambda prompt="": self._ask(parent, prompt, False)
+        getpass.getpass = lambda prompt="Password: ", stream=None: self._ask(parent, prompt, True)
+
+    def _ask(self, parent, prompt, password):
+        prompt = str(prompt)
+        # One question at a time, from this thread: an answer left from an earlier one (its code was
+        # interrupted as the answer came) is not this one's.
+        while not self.answers.empty():
+            self.answers.get()
+        self.capture.drain()  # what the code printed before it asked comes first
+        self.outbox.message("stdin", "input_request", {"prompt": prompt, "password": password}, parent)
+        while True:
+            try:
+                # A short wait at a time: an interrupt raises here between waits.
+                answer = self.answers.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            return common.answer_to_question(answer if isinstance(answer, str) else "", prompt, password, sys.stdout.write)
 
     def _as_user_code(self, fn, *args):
         """Runs fn with interrupts armed; returns (result, exception)."""
