@@ -59,6 +59,7 @@ import {
 } from '../../registration/index.js';
 import { FileRefused, sendSessionFile } from './files.js';
 import { listFigures, LogReader } from './log.js';
+import type { PanelLooks } from './looks.js';
 import type { PanelModel } from './model.js';
 import { PanelServers, ServerRequestRefused } from './servers.js';
 import { InstallRefused, PanelInstalls } from './install.js';
@@ -84,6 +85,8 @@ export class ApiError extends Error {
 export interface PanelApiOptions {
   services: DaemonServices;
   model: PanelModel;
+  /** When a panel last looked, and at what (the Variables view's refreshes go by it). */
+  looks: PanelLooks;
   /** Where client configs are looked for; tests point it at a temporary home. */
   registration?: Partial<PlatformContext>;
 }
@@ -148,7 +151,7 @@ export class PanelApi {
     this.route('GET', new RegExp(`^/api/servers/${name}/check$`), (r) => this.servers.checkByName(r.params[0]));
     this.route('GET', new RegExp(`^/api/servers/${name}/kernelspecs$`), (r) => this.servers.kernelspecs(r.params[0]));
     this.route('POST', new RegExp(`^/api/servers/${name}/remove$`), (r) => this.removeServer(r.params[0]));
-    this.workspace = new PanelWorkspace(this.services, this.model);
+    this.workspace = new PanelWorkspace(this.services, this.model, options.looks);
     this.workspace.register((method, pattern, handler) => this.route(method, pattern, handler));
     this.route('GET', /^\/api\/clients$/, () => this.clients());
     this.route('POST', /^\/api\/clients\/([^/]+)\/(register|unregister)$/, (r) => this.register(r.params[0], r.params[1] === 'register'));
