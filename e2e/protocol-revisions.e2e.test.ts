@@ -15,62 +15,9 @@ import { cellGate } from '../app/core/testing/cell-gate.js';
 import { TEST_PYTHON } from '../app/core/testing/test-python.js';
 import { waitFor } from '../app/core/testing/wait-for.js';
 import { CLI } from './support/mcp-harness.js';
+import { RawClient, REVISION } from './support/stateless-client.js';
 
 const PACKAGED = fileURLToPath(new URL('../mcp-answers.json', import.meta.url));
-const REVISION = '2026-07-28';
-type Message = { id?: string | number; method?: string; params?: any; result?: any; error?: any };
-
-/** A client speaking raw lines to one shim; everything the shim says is kept. */
-class RawClient {
-  readonly received: Message[] = [];
-  private readonly shim: ChildProcessWithoutNullStreams;
-  private pending = '';
-  private next = 0;
-
-  constructor(env: Record<string, string>, cwd: string) {
-    this.shim = spawn(process.execPath, [CLI], { env, cwd });
-    this.shim.stdout.on('data', (chunk: Buffer) => {
-      this.pending += chunk.toString();
-      const lines = this.pending.split('\n');
-      this.pending = lines.pop() ?? '';
-      for (const line of lines) if (line.trim()) this.received.push(JSON.parse(line) as Message);
-    });
-  }
-
-  static meta(version = REVISION, extra: Record<string, unknown> = {}): Record<string, unknown> {
-    return {
-      'io.modelcontextprotocol/protocolVersion': version,
-      'io.modelcontextprotocol/clientInfo': { name: 'raw-2026-client', version: '1' },
-      // Claude Code declares roots here too; in this revision the server may not ask for them.
-      'io.modelcontextprotocol/clientCapabilities': { roots: { listChanged: true } },
-      ...extra,
-    };
-  }
-
-  send(message: object): void {
-    this.shim.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
-  }
-
-  /** Sends a request; resolves with its answer. */
-  async request(method: string, params: Record<string, unknown> = {}, id: string | number = ++this.next): Promise<Message> {
-    this.send({ id, method, params });
-    return this.answer(id);
-  }
-
-  answer(id: string | number): Promise<Message> {
-    return waitFor(`the answer to ${id}`, () => this.received.find((m) => m.id === id && m.method === undefined), { timeoutMs: 60_000 });
-  }
-
-  stateless(method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): Promise<Message> {
-    return this.request(method, { ...params, _meta: RawClient.meta(REVISION, meta) });
-  }
-
-  async close(): Promise<void> {
-    const exited = new Promise((resolve) => this.shim.once('exit', resolve));
-    this.shim.stdin.end();
-    await exited;
-  }
-}
 
 const textOf = (result: any) => (result.content as { type: string; text?: string }[]).filter((c) => c.type === 'text').map((c) => c.text).join('');
 

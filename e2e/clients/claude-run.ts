@@ -11,13 +11,18 @@ import { PORT_PLACEHOLDER } from './session-spec.js';
 
 export const SERVER_NAME = 'python-session';
 
-/** Runs a script in Claude Code; `tools` are the server's tools it may call without asking. */
-export async function runClaude(folders: RunFolders, script: Step[], tools: string[]): Promise<ClientRun> {
+/**
+ * Runs a script in Claude Code; `tools` are the server's tools it may call without asking.
+ * `settings`: more of Claude Code's settings for this run (its hooks, for one), passed with --settings.
+ */
+export async function runClaude(folders: RunFolders, script: Step[], tools: string[], options: { settings?: Record<string, unknown> } = {}): Promise<ClientRun> {
   const binary = claudeBinary();
   if (!binary) throw new Error('Claude Code is not installed');
   const config = join(folders.root, 'mcp.json');
   // Through wire-tee.ts: the tests read which revision Claude Code spoke.
   writeFileSync(config, JSON.stringify({ mcpServers: { [SERVER_NAME]: { ...teed(SERVER_COMMAND, folders), env: serverEnv(folders) } } }));
+  const settings = join(folders.root, 'claude-settings.json');
+  if (options.settings) writeFileSync(settings, JSON.stringify(options.settings));
   return runScripted({
     api: 'anthropic',
     script,
@@ -35,6 +40,7 @@ export async function runClaude(folders: RunFolders, script: Step[], tools: stri
       '--output-format',
       'stream-json',
       '--verbose',
+      ...(options.settings ? ['--settings', settings] : []),
     ],
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',

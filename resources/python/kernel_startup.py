@@ -77,6 +77,14 @@ this file (app/core/remote/remote-kernel.ts).
    warns. Under a non-interactive backend, `plt.show()` displays the open
    figures where it is called and the end of each cell displays the rest,
    then closes them, as the inline backend does.
+
+12. Questions the code asks. input(), getpass.getpass() and the debugger's
+   prompt go to the daemon as input requests, and the person answers them (the
+   client's form, or the panel). Two replies are not answers: the person
+   declined (KeyboardInterrupt, as Ctrl-C at a terminal prompt) and nobody
+   could answer (EOFError, as input() with no stdin), each with the daemon's
+   words. An answer is echoed after its prompt, as a terminal shows it, so the
+   output reads in order; a password is echoed as dots, never as itself.
 """
 import codecs
 import collections
@@ -739,6 +747,37 @@ def _no_output_history():
     shell._tee = lambda channel: contextlib.nullcontext()
 
 
+_NOT_ANSWERS = "\x00python-session:"  # app/core/kernel/messaging/input-replies.ts
+
+
+def _questions_to_the_person():
+    kernel = _kernel()
+    if kernel is None or getattr(getattr(kernel, "raw_input", None), "_python_session", False):
+        return
+
+    def asking(ask, password):
+        def ask_the_person(prompt="", *args, **kwargs):
+            answer = ask(prompt, *args, **kwargs)
+            if isinstance(answer, str) and answer.startswith(_NOT_ANSWERS):
+                kind, _, words = answer[len(_NOT_ANSWERS):].partition(":")
+                if kind == "declined":
+                    raise KeyboardInterrupt(words)
+                raise EOFError(words)
+            echo = "\u00b7" * 8 if password else answer
+            sys.stdout.write("%s%s\n" % (prompt, echo))
+            return answer
+
+        ask_the_person._python_session = True
+        return ask_the_person
+
+    # ipykernel puts these in builtins.input and getpass.getpass at every request that allows
+    # stdin, looking them up on the kernel, so the instance's attributes are what code calls.
+    for name, password in (("raw_input", False), ("getpass", True)):
+        ask = getattr(kernel, name, None)
+        if callable(ask):
+            setattr(kernel, name, asking(ask, password))
+
+
 _start_lifeline()
 _common.cap_memory()
 _common.remember_closed_figures()
@@ -748,3 +787,4 @@ _route_output()
 _answer_names_directly()
 _keep_kernel_on_exit()
 _no_output_history()
+_questions_to_the_person()

@@ -14,6 +14,10 @@
  *   then goes to each such subscription, tagged with its id, and to a stateless client that
  *   opened none, not at all (it never asked for it).
  *
+ * - a tool's input-required result (person-forms.ts) gets its wire shape here, and a retry's
+ *   `requestState` and `inputResponses` (members of the request's params that the SDK does not
+ *   hand a tool) are kept for the tool by request id until its result goes.
+ *
  * `server/discover` itself is a request handler on the server (server.ts), so the in-memory
  * description (describe-server.ts) asks it as a client would.
  */
@@ -30,6 +34,8 @@ import {
   toolsChangedOn,
   unsupportedVersionError,
 } from './revisions.js';
+import { INPUT_REQUIRED_KEY, retryOf } from './person-forms.js';
+import type { FormRetry } from '../tools/tool-context.js';
 
 type Id = string | number;
 const key = (id: unknown) => JSON.stringify(id);
@@ -50,6 +56,8 @@ export class RevisionTransport implements Transport {
   private statelessSeen = false;
   /** Stateless requests awaiting their result. */
   private readonly stateless = new Set<string>();
+  /** Retries of input-required calls in flight, by id key: what their params carried. */
+  private readonly retries = new Map<string, FormRetry>();
   /** Open `subscriptions/listen` streams that asked for tools/list_changed, by id key. */
   private readonly toolSubscriptions = new Map<string, Id>();
 
@@ -74,6 +82,7 @@ export class RevisionTransport implements Transport {
     // A cancelled request gets no result: forget it.
     if (m.method === 'notifications/cancelled') {
       this.stateless.delete(key(m.params?.requestId));
+      this.retries.delete(key(m.params?.requestId));
       this.toolSubscriptions.delete(key(m.params?.requestId)); // the client closed that stream
     }
     if (typeof m.method === 'string' && m.id !== undefined) {
@@ -86,6 +95,8 @@ export class RevisionTransport implements Transport {
         if (version === STATELESS_REVISION) {
           if (m.method === LISTEN_METHOD) return this.listen(m.id, m.params);
           this.stateless.add(key(m.id));
+          const retry = retryOf(m.params);
+          if (retry) this.retries.set(key(m.id), retry);
           this.statelessClientName = declaredClientName(m.params) ?? this.statelessClientName;
           if (!this.statelessSeen) {
             this.statelessSeen = true;
@@ -95,6 +106,11 @@ export class RevisionTransport implements Transport {
       }
     }
     this.onmessage?.(message, extra);
+  }
+
+  /** What the retry with this request id carries, while it is in flight. */
+  retry(id: Id): FormRetry | undefined {
+    return this.retries.get(key(id));
   }
 
   private listen(id: Id, params: unknown): void {
@@ -108,8 +124,11 @@ export class RevisionTransport implements Transport {
     if (m.method === 'notifications/tools/list_changed' && this.statelessSeen) {
       return Promise.all([...this.toolSubscriptions.values()].map((id) => this.inner.send(toolsChangedOn(id) as JSONRPCMessage, options))).then(() => undefined);
     }
+    if (m.id !== undefined && (m.result !== undefined || m.error !== undefined)) this.retries.delete(key(m.id));
     if (m.id !== undefined && (m.result !== undefined || m.error !== undefined) && this.stateless.delete(key(m.id)) && m.result) {
-      message = { ...message, result: completeResult(m.result) } as JSONRPCMessage;
+      const asks = (m.result._meta as Record<string, unknown> | undefined)?.[INPUT_REQUIRED_KEY] as Record<string, unknown> | undefined;
+      const result = asks ? { resultType: 'input_required', inputRequests: asks.inputRequests, requestState: asks.requestState } : completeResult(m.result);
+      message = { ...message, result } as JSONRPCMessage;
     }
     return this.inner.send(message, options);
   }

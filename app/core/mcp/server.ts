@@ -20,6 +20,8 @@ import { OthersNewsTracker } from '../sessions/others-news.js';
 import { noteStateFiles } from './state-file-notes.js';
 import { DISCOVER_METHOD, META_SERVER_INFO, STATELESS_VERSIONS } from './revisions.js';
 import { RevisionTransport } from './revision-transport.js';
+import { formRoute } from './person-forms.js';
+import type { FormRetry } from '../tools/tool-context.js';
 
 const REGISTRARS: ToolRegistrar[] = [registerSessionTools, registerCodeTools, registerAnalysisTools, registerRecordTools];
 
@@ -71,6 +73,11 @@ export class RevisionAwareMcpServer extends McpServer {
     return this.revision?.statelessClientName;
   }
 
+  /** What a retried call (2026-07-28) carries for an earlier input-required result. */
+  formRetry(requestId: string | number): FormRetry | undefined {
+    return this.revision?.retry(requestId);
+  }
+
   override connect(transport: Transport): Promise<void> {
     this.revision = new RevisionTransport(transport, { supported: STATELESS_VERSIONS, onStatelessClient: () => this.onStatelessClient?.() });
     return super.connect(this.revision);
@@ -112,6 +119,8 @@ export function createMcpServer(services: DaemonServices, connection: { id: stri
       const choice = await folder.current();
       return { cwd: choice.path, cwdReason: choice.reason, startedBy: { connection: connection.id, client: clientName() } };
     },
+    formRoute: (extra, session) => formRoute(extra, server.server.getClientCapabilities(), session),
+    formRetry: (extra) => server.formRetry(extra.requestId),
   };
   // First, so that the line about others' cells opens the reply, before a folder note.
   tellOthersCells(server, services.sessions, new OthersNewsTracker(clientName));

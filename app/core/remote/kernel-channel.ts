@@ -23,7 +23,7 @@ import { deserialize, serialize } from '@jupyterlab/services/lib/kernel/serializ
 import WebSocket from 'ws';
 import type { JsonObject, JupyterMessage } from '../wire/index.js';
 import { reasonOf, silentLogger, type EngineLogger } from '../kernel/logger.js';
-import { MessageRouter, type IopubHandler, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/messaging/transport.js';
+import { askOrRefuse, inputRequestOf, MessageRouter, type IopubHandler, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/messaging/transport.js';
 import { JupyterApi, RemoteServerError } from './jupyter-api.js';
 
 export type RemoteChannelName = RequestChannel;
@@ -208,10 +208,14 @@ export class KernelChannel extends EventEmitter<TransportEvents> implements Kern
         this.emit('iopub', message, this.router.iopub(message));
         return;
       case 'stdin':
-        // We always send allow_stdin=false; a kernel that asks anyway gets an empty line, not a hang.
         if (message.header.msg_type === 'input_request') {
-          const reply = KernelMessage.createMessage({ msgType: 'input_reply', channel: 'stdin', session: this.clientSession, content: { status: 'ok', value: '' }, parentHeader: decoded.header as never });
-          this.sendMessage(reply, () => undefined);
+          askOrRefuse(
+            this,
+            inputRequestOf(message, (value) => {
+              const reply = KernelMessage.createMessage({ msgType: 'input_reply', channel: 'stdin', session: this.clientSession, content: { status: 'ok', value }, parentHeader: decoded.header as never });
+              this.sendMessage(reply, () => undefined);
+            }),
+          );
         }
         return;
       default:

@@ -11,6 +11,7 @@
 import { EventEmitter } from 'node:events';
 import type { Output } from '../kernel/execution/outputs.js';
 import { TIMED_OUT, upTo } from '../timers.js';
+import type { Question } from './question.js';
 
 export type RunState = 'queued' | 'running' | 'done';
 
@@ -66,6 +67,8 @@ export class RunHandle<O = unknown> extends EventEmitter {
   failure?: Error;
   /** Calls inside their wait for this run right now. */
   waiting = 0;
+  /** The question its code asks now (input(), getpass), while it is open. */
+  question: Question | undefined;
   readonly done: Promise<O>;
   private readonly settler: Settler<O>;
   private readonly controller = new AbortController();
@@ -115,6 +118,16 @@ export class RunHandle<O = unknown> extends EventEmitter {
   markStarted(): void {
     this.startedAt = Date.now();
     this.emit('started');
+  }
+
+  /** Its code asks a question: callers waiting for it are told ('question'), and again when it closes. */
+  ask(question: Question): void {
+    this.question = question;
+    question.once('closed', () => {
+      if (this.question === question) this.question = undefined;
+      this.emit('question', undefined);
+    });
+    this.emit('question', question);
   }
 
   /** Called for each output as it arrives. */

@@ -18,6 +18,7 @@ import { chooseEngine, EngineChoiceError, ipykernelRequired, type EngineChoice }
 import type { RemoteKernelOptions } from '../remote/remote-kernel.js';
 import { ServerRegistry, parseRemoteKernelRef } from '../remote/server-registry.js';
 import type { Settings } from '../settings/settings.js';
+import type { Question } from './question.js';
 import { Session, type SessionInterpreter, type SessionStarter } from './session.js';
 import { WarmPool } from './warm-pool.js';
 import { NoSuchSessionError, SessionError } from './session-errors.js';
@@ -63,6 +64,8 @@ export class SessionManager extends EventEmitter {
   readonly pool: WarmPool;
   /** Remote Jupyter servers, read from <state>/servers.json on each use. */
   readonly servers: ServerRegistry;
+  /** Whether a person is looking at a panel now; the daemon's panel sets it (see Session.presence). */
+  presence: () => boolean = () => false;
 
   constructor(readonly options: SessionManagerOptions) {
     super();
@@ -330,8 +333,18 @@ export class SessionManager extends EventEmitter {
     return session;
   }
 
+  /** The open question `id`, in whichever session asks it. */
+  findQuestion(id: string): { session: Session; question: Question } | undefined {
+    for (const session of this.sessions.values()) {
+      const question = session.openQuestion();
+      if (question?.id === id) return { session, question };
+    }
+    return undefined;
+  }
+
   private add(session: Session): void {
     this.sessions.set(session.name, session);
+    session.presence = () => this.presence();
     session.recordOtherClients(() => this.options.settings.outputLimit());
     for (const event of ['changed', 'died', 'restarted', 'logged', 'run-started', 'run-output']) {
       session.on(event, (payload) => this.emit(event, session, payload));

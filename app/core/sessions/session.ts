@@ -21,6 +21,9 @@ import { clearRecord, recordToolCode, toolCodeFromPayload, type NamespaceClear }
 import type { EngineChoice } from './engine-choice.js';
 import { foreignCellEntry } from './foreign-cells.js';
 import type { NameFingerprints } from '../kernel/execution/user-names.js';
+import type { InputRequest } from '../kernel/messaging/transport.js';
+import { Question, type QuestionReply, type QuestionView } from './question.js';
+import { PANEL_CLIENT } from './parties.js';
 
 export interface SessionInterpreter {
   path: string;
@@ -53,6 +56,10 @@ export type RunOutcome = (
   /** Things the caller should know that are not the run's own output (the log could not be written). */
   warnings: string[];
 };
+
+/** The EOFError a question gets when no one can answer it. */
+const NO_ONE_TO_ANSWER =
+  'the client that ran this code cannot show the person a form, and no panel was open to answer in. Pass the value in the code instead, or open the panel (python-session-mcp status shows its address) and run it again.';
 
 /** The status a run is logged and reported with: a run stopped by its time limit is 'timeout', whatever the kernel replied. */
 export function runStatus(result: ExecutionResult): LogEntry['status'] {
@@ -92,6 +99,8 @@ export interface SessionFacts {
   variables: number;
   /** The code run holding the kernel, if any (a helper call holding it shows as busy, not here). */
   running?: RunningFacts;
+  /** The question the running code asks now (input(), getpass), while it is open. */
+  question?: QuestionView;
   /** Code runs waiting behind it. */
   queued: number;
   /** The folder the kernel works in (for a remote kernel, relative to the server's root). */
@@ -161,6 +170,8 @@ export class Session extends EventEmitter {
   private clearWarnings: string[] | null = null;
   /** A clear waiting for the run the restart ended to be logged first. */
   private clearLogged: Promise<void> = Promise.resolve();
+  /** Whether a person is looking at a panel now (the daemon sets it): a question may wait for them there. */
+  presence: () => boolean = () => false;
 
   constructor(
     readonly name: string,
@@ -215,6 +226,7 @@ export class Session extends EventEmitter {
       restarts: kernel.restartCount,
       variables: kernel.knownNames.length,
       running: running && { run: running.id, code: running.code, client: running.client, since: running.startedAt!, callersWaiting: running.waiting },
+      question: running?.question?.view(),
       queued: this.runs.list('code').filter((r) => r.state === 'queued').length,
       cwd: this.cwd,
       cwdReason: this.cwdReason,
@@ -275,6 +287,7 @@ export class Session extends EventEmitter {
           this.emit('run-started', { code, client, time });
         },
         limits: { maxChars: outputLimit, spillPath: () => this.spillPath() },
+        onInput: (request) => this.ask(handle, request),
       });
       // It no longer holds the kernel: the entry's watchers see the session as it is after it.
       handle.markEnded();
@@ -320,9 +333,48 @@ export class Session extends EventEmitter {
       this.loggedDeaths.add(error);
       handle.settle({ kind: 'died', error, entry, diedBefore, warnings });
     } finally {
+      handle.question?.endedWithRun();
       // Told of every death up to now, including one this run itself reports.
       if (this.deathsTold.has(client)) this.deathsTold.set(client, this.deaths);
     }
+  }
+
+  // ---- questions the code asks ----
+
+  /**
+   * The running code asks the person something. The question stays open while someone can answer
+   * it: a client's form is on screen for it, the person sent the code from the panel, or a panel
+   * is open (the run's time limit still applies). When none can, the code gets EOFError at once,
+   * so no kernel waits for an answer nobody will give. It is looked at again whenever that may
+   * have changed: a form closed, or a call stopped waiting for the run.
+   */
+  private ask(handle: RunHandle<RunOutcome>, request: InputRequest): void {
+    const question = new Question(handle.id, handle.client, request);
+    const review = () => {
+      if (!question.isOpen || question.held || handle.client === PANEL_CLIENT || this.presence()) return;
+      question.giveUp(NO_ONE_TO_ANSWER);
+    };
+    handle.on('waiting', review);
+    question.on('released', review);
+    question.once('closed', () => {
+      handle.off('waiting', review);
+      this.emit('changed', { state: this.kernel.state });
+    });
+    handle.ask(question);
+    this.emit('changed', { state: this.kernel.state });
+    // After the callers waiting now have been told (they may hold it for their client's form).
+    queueMicrotask(review);
+  }
+
+  /** The open question of the running code, if any. */
+  openQuestion(): Question | undefined {
+    return this.runs.current('code')?.question;
+  }
+
+  /** Answers (or declines) the open question `id`; 'gone' when it is no longer open. */
+  answerQuestion(id: string, reply: QuestionReply, by: string): 'answered' | 'declined' | 'gone' {
+    const question = this.openQuestion();
+    return question && question.id === id ? question.reply(reply, by) : 'gone';
   }
 
   // ---- helper calls ----

@@ -10,7 +10,7 @@ import { createMessage, type JsonObject, type JupyterMessage } from '../wire/ind
 import { RESULT_MIME } from '../sessions/helper-bridge.js';
 import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from '../kernel/supervision/provisioner.js';
 import { KernelSupervisor, type SupervisorOptions } from '../kernel/supervision/supervisor.js';
-import { MessageRouter, type IopubHandler, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/messaging/transport.js';
+import { askOrRefuse, inputRequestOf, MessageRouter, type IopubHandler, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from '../kernel/messaging/transport.js';
 
 const NAMES_KEY = '__python_session_names__';
 
@@ -57,6 +57,20 @@ export class FakeCell {
   /** A helper's one result bundle (ok, text, structured, and code for the record if any). */
   answer(payload: JsonObject): this {
     return this.display({ [RESULT_MIME]: payload });
+  }
+
+  /** Whether the request allowed stdin (a code run with someone to ask, not a helper call). */
+  get allowsStdin(): boolean {
+    return this.request.content.allow_stdin === true;
+  }
+
+  /** The code asks a question (input(), getpass): resolves with the line the kernel is sent back. */
+  ask(prompt: string, password = false): Promise<string> {
+    this.begin();
+    return new Promise((resolve) => {
+      const message = createMessage('input_request', 'kernel', { prompt, password }, this.request.header);
+      askOrRefuse(this.process.transport, inputRequestOf(message, resolve));
+    });
   }
 
   /** Raises in the cell and ends it with an error reply. */

@@ -47,6 +47,8 @@ describe('run_python and wait_for_run over a scripted kernel', () => {
       clientName: () => 'test-client',
       clientFolder: async () => ({ path: stateDir, source: 'home', reason: 'a test' }),
       startDefaults: async () => ({}),
+      formRoute: () => undefined,
+      formRetry: () => undefined,
     } as ToolContext;
   });
 

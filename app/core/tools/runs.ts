@@ -14,7 +14,9 @@ import type { RunHandle } from '../sessions/run-handle.js';
 import { runStatus, type RunOutcome, type Session } from '../sessions/session.js';
 import { DEFAULT_SESSION } from '../sessions/session-manager.js';
 import { firstLine, kernelNextCall, toolErrorText } from './error-words.js';
-import { contentResult, errorResult, sessionFor, textResult, type Content, type ToolContext, type ToolResult } from './tool-context.js';
+import { contentResult, errorResult, sessionFor, textResult, type Content, type FormRetry, type ToolContext, type ToolResult } from './tool-context.js';
+import type { Question } from '../sessions/question.js';
+import { inputRequiredResult } from './person-form.js';
 
 export { firstLine } from './error-words.js';
 
@@ -46,6 +48,9 @@ function progressReporter(extra: Extra, handle: RunHandle<unknown>) {
 }
 
 export async function runPython(context: ToolContext, args: { code: string; timeout_s?: number; wait_s?: number; session?: string }, extra: Extra): Promise<ToolResult> {
+  // A retry after an input-required result answers the question; the code is not run again.
+  const retry = context.formRetry(extra);
+  if (retry) return answerRetry(context, retry, args.wait_s ?? context.settings.waitS(), extra);
   const session = await sessionFor(context, args.session ?? DEFAULT_SESSION);
   const handle = session.submit({
     code: args.code,
@@ -53,32 +58,137 @@ export async function runPython(context: ToolContext, args: { code: string; time
     timeoutS: args.timeout_s ?? context.settings.timeoutS(),
     outputLimit: context.settings.outputLimit(),
   });
-  return waitAndAnswer(handle, args.wait_s ?? context.settings.waitS(), extra, { stopOnCancel: true });
+  return waitAndAnswer(context, session.name, handle, args.wait_s ?? context.settings.waitS(), extra, { stopOnCancel: true });
 }
 
 export async function waitForRun(context: ToolContext, args: { run?: string; wait_s?: number; session?: string }, extra: Extra): Promise<ToolResult> {
+  const retry = context.formRetry(extra);
+  if (retry) return answerRetry(context, retry, args.wait_s ?? context.settings.waitS(), extra);
   const found = findRun(context, args.run, args.session);
   if (typeof found === 'string') return errorResult(found);
   // Only looks: a client that gives up on this call does not stop the run.
-  return waitAndAnswer(found, args.wait_s ?? context.settings.waitS(), extra, { stopOnCancel: false });
+  return waitAndAnswer(context, found.session, found, args.wait_s ?? context.settings.waitS(), extra, { stopOnCancel: false });
 }
 
-/** Waits up to waitS for the run; with stopOnCancel, a caller that gives up inside its wait stops the run. */
-async function waitAndAnswer(handle: RunHandle<unknown>, waitS: number, extra: Extra, options: { stopOnCancel: boolean }): Promise<ToolResult> {
+/** How long a question handed out in an input-required result waits for the client's retry. */
+const RETRY_HOLD_MS = 15 * 60_000;
+
+/** The state an input-required result carries: which question, of which run, in which session. */
+function requestStateOf(session: string, handle: RunHandle<unknown>, question: Question): string {
+  return Buffer.from(JSON.stringify({ session, run: handle.id, question: question.id }), 'utf8').toString('base64url');
+}
+
+function parseRequestState(state: string): { session: string; run: string; question: string } | undefined {
+  try {
+    const parsed = JSON.parse(Buffer.from(state, 'base64url').toString('utf8')) as Record<string, unknown>;
+    if (typeof parsed.session === 'string' && typeof parsed.run === 'string' && typeof parsed.question === 'string') return parsed as never;
+  } catch {
+    // not ours: answered below
+  }
+  return undefined;
+}
+
+/** The retry of a call that ended input-required: the reply goes to its question, then the call waits for the run. */
+async function answerRetry(context: ToolContext, retry: FormRetry, waitS: number, extra: Extra): Promise<ToolResult> {
+  const state = parseRequestState(retry.requestState);
+  if (!state) return errorResult('This call carries a requestState this server did not give; nothing was run. Call the tool again without it.');
+  const handle = context.sessions.find(state.session)?.runs.get(state.run);
+  if (!handle) return errorResult(`Run ${state.run}, whose question this answers, is no longer known (the daemon may have restarted); nothing was run again. Call run_python again if the work is still needed.`);
+  const question = handle.question;
+  const notes: string[] = [];
+  if (question?.id === state.question && retry.reply) question.reply(retry.reply, context.clientName());
+  else if (handle.state !== 'done') notes.push('(The question this answer was for had already closed: answered in the panel, or the code stopped waiting.)');
+  held.get(state.question)?.();
+  const result = await waitAndAnswer(context, state.session, handle, waitS, extra, { stopOnCancel: true });
+  return notes.length ? { ...result, content: [{ type: 'text', text: `${notes.join('\n')}\n` }, ...result.content] } : result;
+}
+
+/** Holds on questions handed out in input-required results, let go by their retry (or after RETRY_HOLD_MS). */
+const held = new Map<string, () => void>();
+
+function holdForRetry(question: Question): void {
+  const release = question.hold();
+  const timer = setTimeout(() => letGo(), RETRY_HOLD_MS).unref();
+  const letGo = () => {
+    clearTimeout(timer);
+    held.delete(question.id);
+    release();
+  };
+  held.set(question.id, letGo);
+  question.once('closed', letGo);
+}
+
+/**
+ * Waits up to waitS for the run; with stopOnCancel, a caller that gives up inside its wait stops
+ * the run. A question the run's code asks goes to this client's form where it has one: inside the
+ * call (the wait stops counting while the form is on screen), or as an input-required result.
+ */
+async function waitAndAnswer(context: ToolContext, sessionName: string, handle: RunHandle<unknown>, waitS: number, extra: Extra, options: { stopOnCancel: boolean }): Promise<ToolResult> {
   const untie = handle.tieTo(options.stopOnCancel ? extra.signal : undefined);
   const stopProgress = progressReporter(extra, handle);
+  const route = handle.kind === 'code' ? context.formRoute(extra, sessionName) : undefined;
+  const shown = new Set<string>();
   try {
-    const outcome = await handle.waitUpTo(waitS * 1000);
-    if (outcome === undefined) return stillGoingResult(handle);
-    // A helper call (named by a busy answer) has no result of its own to give: its caller had it.
-    if (handle.kind === 'helper') return textResult(`Run ${handle.id} (${firstLine(handle.code)}) has ended; the kernel is free for the next call.`, { run: handle.id, status: 'done' });
-    return outcomeResult(outcome as RunOutcome, handle);
+    let deadline = Date.now() + waitS * 1000;
+    for (;;) {
+      const question = handle.question;
+      if (question?.isOpen && route && !shown.has(question.id)) {
+        shown.add(question.id);
+        if (route.kind === 'input-required') {
+          holdForRetry(question);
+          return inputRequiredResult(question.view(), sessionName, requestStateOf(sessionName, handle, question));
+        }
+        const began = Date.now();
+        const release = question.hold();
+        const closed = new AbortController();
+        const close = () => closed.abort();
+        question.once('closed', close);
+        extra.signal.addEventListener('abort', close, { once: true });
+        try {
+          const reply = await route.ask(question.view(), closed.signal);
+          if (reply) question.reply(reply, context.clientName());
+        } finally {
+          question.off('closed', close);
+          extra.signal.removeEventListener('abort', close);
+          release();
+        }
+        deadline += Date.now() - began;
+        continue;
+      }
+      const next = await nextOf(handle, deadline - Date.now());
+      if (next === 'waited') return stillGoingResult(handle);
+      if (next === 'question') continue;
+      const outcome = handle.outcome ?? (await handle.done);
+      // A helper call (named by a busy answer) has no result of its own to give: its caller had it.
+      if (handle.kind === 'helper') return textResult(`Run ${handle.id} (${firstLine(handle.code)}) has ended; the kernel is free for the next call.`, { run: handle.id, status: 'done' });
+      return outcomeResult(outcome as RunOutcome, handle);
+    }
   } catch (error) {
     return errorResult(`Run ${handle.id} did not run: ${toolErrorText(error)}`, { run: handle.id, status: 'not run' });
   } finally {
     untie();
     stopProgress();
   }
+}
+
+/** What comes first: the run's end, a question its code asks, or the end of this call's wait. */
+function nextOf(handle: RunHandle<unknown>, ms: number): Promise<'ended' | 'question' | 'waited'> {
+  if (handle.outcome !== undefined || handle.failure) return Promise.resolve('ended');
+  return new Promise((resolve, reject) => {
+    const onQuestion = (question: unknown) => question && finish('question');
+    const timer = setTimeout(() => finish('waited'), Math.max(0, ms));
+    const finish = (what: 'ended' | 'question' | 'waited') => {
+      clearTimeout(timer);
+      handle.off('question', onQuestion);
+      resolve(what);
+    };
+    handle.on('question', onQuestion);
+    handle.done.then(() => finish('ended'), (error: Error) => {
+      clearTimeout(timer);
+      handle.off('question', onQuestion);
+      reject(error);
+    });
+  });
 }
 
 /** The run's whole result, in run_python's format, whoever asks and however often. */
@@ -147,6 +257,13 @@ function stillGoingResult(handle: RunHandle<unknown>): ToolResult {
     look.omittedFigures ? `${look.omittedFigures} figure${look.omittedFigures === 1 ? '' : 's'}` : '',
   ].filter(Boolean);
   if (left.length) content.unshift({ type: 'text', text: `[… ${left.join(' and ')} printed since the last look left out here; the run's result keeps all of it …]\n` });
+  const question = handle.question?.isOpen ? handle.question : undefined;
+  if (question) {
+    content.push({
+      type: 'text',
+      text: `${content.length ? '\n' : ''}[The code is waiting for the person to answer ${question.password ? 'a password prompt' : 'input'}: ${JSON.stringify(question.prompt)}. They can answer it in the panel (python-session-mcp status shows its address); declining stops the code with KeyboardInterrupt.]`,
+    });
+  }
   content.push({
     type: 'text',
     text: `${content.length ? '\n' : ''}[Still running after ${formatDuration(handle.runningMs())} (run ${handle.id}); this is not an error. It goes on with no caller waiting. Call ${pickUp} for what it prints next and its result, or interrupt_kernel to stop it.]`,

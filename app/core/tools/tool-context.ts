@@ -1,8 +1,11 @@
 /** What every tool module gets: the daemon's services and this connection's client. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { FolderChoice } from '../sessions/project-folder.js';
 import type { Session } from '../sessions/session.js';
+import type { QuestionReply, QuestionView } from '../sessions/question.js';
 import type { SessionManager, StartRequest } from '../sessions/session-manager.js';
 import type { Settings } from '../settings/settings.js';
 import { SESSION_NAME } from '../sessions/session-manager.js';
@@ -19,6 +22,27 @@ export interface ToolContext {
   clientFolder(): Promise<FolderChoice>;
   /** What a session started for this client gets: its folder, and who started it. */
   startDefaults(): Promise<Pick<StartRequest, 'cwd' | 'cwdReason' | 'startedBy'>>;
+  /** How this call's client can show the person a form for a question its code asks; undefined when it cannot. */
+  formRoute(extra: RequestExtra, session: string): FormRoute | undefined;
+  /** The answer a retried call carries for an earlier input-required result (2026-07-28), if it is one. */
+  formRetry(extra: RequestExtra): FormRetry | undefined;
+}
+
+export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * A client's form for a question: asked inside the call (resolves with the person's reply, or
+ * undefined when the client could not ask or `signal` ended it first), or by ending the call
+ * with an input-required result that the client's retry answers.
+ */
+export type FormRoute =
+  | { kind: 'request'; ask(view: QuestionView, signal: AbortSignal): Promise<QuestionReply | undefined> }
+  | { kind: 'input-required' };
+
+/** A retry's echoed state and the person's reply in it. */
+export interface FormRetry {
+  requestState: string;
+  reply: QuestionReply | undefined;
 }
 
 /** The session by name, starting the default one on first use in this client's folder. */

@@ -12,7 +12,7 @@ import { createMessage, decodeMessage, encodeMessage, Signer, type JsonObject, t
 import { channelUrl, type ConnectionInfo } from './connection-info.js';
 import { reasonOf, silentLogger, type EngineLogger } from '../logger.js';
 import { awaitReady, ReadinessError } from './readiness.js';
-import { MessageRouter, type IopubHandler, type KernelInfo, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from './transport.js';
+import { askOrRefuse, inputRequestOf, MessageRouter, type IopubHandler, type KernelInfo, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from './transport.js';
 
 export type { IopubHandler, KernelInfo, RequestChannel } from './transport.js';
 
@@ -118,11 +118,12 @@ export class KernelClient extends EventEmitter<TransportEvents> implements Kerne
   }
 
   private onStdin(message: JupyterMessage): void {
-    // We always send allow_stdin=false; a kernel that asks anyway gets an empty line, not a hang.
-    if (message.header.msg_type === 'input_request') {
-      const reply = createMessage('input_reply', this.session, { value: '' }, message.header);
+    if (message.header.msg_type !== 'input_request') return;
+    const request = inputRequestOf(message, (value) => {
+      const reply = createMessage('input_reply', this.session, { status: 'ok', value }, message.header);
       void this.stdin.send(encodeMessage(reply, this.signer)).catch(() => undefined);
-    }
+    });
+    askOrRefuse(this, request);
   }
 
   onParent(msgId: string, handler: IopubHandler): () => void {

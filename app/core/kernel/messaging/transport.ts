@@ -7,6 +7,7 @@
  * (MessageRouter, shared), and says once when it went by itself ('dropped').
  */
 import type { EventEmitter } from 'node:events';
+import { unansweredReply } from './input-replies.js';
 import type { JsonObject, JupyterMessage } from '../../wire/index.js';
 
 export type RequestChannel = 'shell' | 'control';
@@ -26,12 +27,48 @@ export interface KernelInfo {
   [key: string]: unknown;
 }
 
+/**
+ * A question the code asked on the stdin channel (input(), getpass, the debugger's prompt), for
+ * the request whose msg_id is `parent`. `reply` sends the kernel its line once; a question
+ * nobody listens for is answered at once as unanswered, so a kernel never hangs on one.
+ */
+export interface InputRequest {
+  parent: string;
+  prompt: string;
+  password: boolean;
+  reply(value: string): void;
+}
+
 export type TransportEvents = {
   /** Every iopub message once routed; `routed` says whether a request claimed it by its parent. */
   iopub: [message: JupyterMessage, routed: boolean];
   /** The connection went by itself (never after close()); pending replies are failed after this. */
   dropped: [reason: string];
+  /** The kernel asks for a line (only for requests sent with allow_stdin). */
+  input: [request: InputRequest];
 };
+
+/** Hands a question to whoever listens; with nobody listening, the kernel is told no one can answer. */
+export function askOrRefuse(transport: EventEmitter<TransportEvents>, request: InputRequest): void {
+  if (transport.listenerCount('input') > 0) transport.emit('input', request);
+  else request.reply(unansweredReply('nobody here can answer input for this request'));
+}
+
+/** The InputRequest of an `input_request` message; `send` carries the reply's content. */
+export function inputRequestOf(message: JupyterMessage, send: (value: string) => void): InputRequest {
+  const content = message.content as { prompt?: unknown; password?: unknown };
+  let replied = false;
+  return {
+    parent: message.parent_header.msg_id ?? '',
+    prompt: typeof content.prompt === 'string' ? content.prompt : '',
+    password: content.password === true,
+    reply(value: string) {
+      if (replied) return;
+      replied = true;
+      send(value);
+    },
+  };
+}
 
 export interface KernelTransport extends EventEmitter<TransportEvents> {
   readonly isOpen: boolean;

@@ -20,7 +20,8 @@ import { reasonOf, silentLogger, type EngineLogger } from '../logger.js';
 import type { ExecutionResult, Output } from '../execution/outputs.js';
 import type { HelperTransport, Incarnation, KernelDeath, KernelPlace, KernelProvisioner } from './provisioner.js';
 import { RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
-import type { KernelInfo, KernelTransport } from '../messaging/transport.js';
+import type { InputRequest, KernelInfo, KernelTransport } from '../messaging/transport.js';
+import { unansweredReply } from '../messaging/input-replies.js';
 import type { JupyterMessage } from '../../wire/index.js';
 import { namesExpressions, readUserNames, type NameFingerprints } from '../execution/user-names.js';
 
@@ -53,6 +54,12 @@ export interface ExecuteOptions {
   /** false for tool helpers: no execution count, no history, no `_` update. */
   storeHistory?: boolean;
   silent?: boolean;
+  /**
+   * Questions this run's code asks (input(), getpass, the debugger): the request is sent with
+   * allow_stdin, and each question is handed here to be replied to once. Without it the code's
+   * input() fails at once, as in a kernel with no stdin.
+   */
+  onInput?: (request: InputRequest) => void;
 }
 
 export interface RestartedInfo {
@@ -259,11 +266,16 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
         silent: options.silent ?? false,
         store_history: storeHistory,
         user_expressions: namesExpressions(storeHistory),
-        allow_stdin: false,
+        allow_stdin: options.onInput !== undefined,
         stop_on_error: false,
       },
       (id) => transport.onParent(id, (message) => future.handleIopub(message)),
     );
+    const onInput = (request: InputRequest) => {
+      if (request.parent === msgId && !future.isSettled) options.onInput!(request);
+      else request.reply(unansweredReply('the request that asked has ended'));
+    };
+    if (options.onInput) transport.on('input', onInput);
     let watchdog: NodeJS.Timeout | undefined;
     reply.then(
       (message) => {
@@ -306,6 +318,7 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
       clearTimeout(timer);
       clearTimeout(watchdog);
       options.signal?.removeEventListener('abort', onAbort);
+      transport.off('input', onInput);
       transport.abandon(msgId, new Error('finished'));
       if (this.running === future) this.running = null;
       if (this.stateValue === 'busy') this.setState('idle');
