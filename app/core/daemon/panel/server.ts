@@ -63,6 +63,11 @@ export async function startPanelServer(options: PanelServerOptions): Promise<Pan
 
   const model = new PanelModel(options.services.sessions, stateDir);
   const looks = new PanelLooks();
+  // The sessions ask whether a person is at a panel now: code's question waits for an answer here, or fails at once.
+  const sessions = options.services.sessions;
+  const presenceBefore = sessions.presence;
+  const presence = () => looks.present();
+  sessions.presence = presence;
   const api = new PanelApi({ services: options.services, model, looks, registration: options.registration });
   const hub = new EventHub(model, () => api.snapshot());
   let port = 0;
@@ -128,6 +133,7 @@ export async function startPanelServer(options: PanelServerOptions): Promise<Pan
       closed ??= (async () => {
         hub.close();
         model.dispose();
+        if (sessions.presence === presence) sessions.presence = presenceBefore;
         removePanelAddress(stateDir);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
