@@ -29,9 +29,16 @@ export function showQuestion(article, session, question) {
   const form = questionForm(session, question);
   article.append(form);
   // The box takes the keyboard, unless the person is typing somewhere else or has a dialog open.
-  if (!document.querySelector('dialog[open]') && !isEditing(document.activeElement) && form.offsetParent !== null) {
+  if (!document.querySelector('dialog[open]') && !typingElsewhere() && form.offsetParent !== null) {
     form.querySelector('input').focus();
   }
+}
+
+/** A field other than an answer box has the keyboard, unless it is the console just emptied by running the cell that now asks. */
+function typingElsewhere() {
+  const active = document.activeElement;
+  if (!isEditing(active)) return false;
+  return !(active.classList.contains('console-input') && active.value === '');
 }
 
 /** Takes a form away; the keyboard, if it was in it, goes back to the log rather than the top of the page. */
