@@ -80,7 +80,7 @@ describe('scripts/test-setup.mjs', () => {
     const run = spawnSync(process.execPath, [join(packageRoot(), 'scripts', 'test-setup.mjs'), 'node', '--test', folder], {
       encoding: 'utf8',
       // Named clients: the setup finds them and installs nothing.
-      env: plainEnv({ PYTHON_SESSION_TEST_PYTHON: TEST_PYTHON, PYTHON_SESSION_CLAUDE: process.execPath, PYTHON_SESSION_CODEX: process.execPath }),
+      env: plainEnv({ PYTHON_SESSION_TEST_PYTHON: TEST_PYTHON, PYTHON_SESSION_CLAUDE: process.execPath, PYTHON_SESSION_CODEX: process.execPath, PYTHON_SESSION_GEMINI: process.execPath }),
     });
     assert.equal(run.status, 0, run.stdout + run.stderr);
     const setupLines = run.stdout.split('\n').filter((line) => line.startsWith('test setup:'));

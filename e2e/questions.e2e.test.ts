@@ -10,9 +10,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, call, createHarness, text, type Harness } from './support/mcp-harness.js';
 import { RawClient } from './support/stateless-client.js';
 
@@ -27,16 +26,15 @@ describe('questions the code asks, answered by the person through the client', (
 
   before(async () => {
     harness = await createHarness();
-    client = new Client({ name: 'form-client', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params);
-      return replies.shift() ?? { action: 'cancel' };
+    client = await harness.connect('form-client', {
+      forms: (params) => {
+        asked.push(params);
+        return replies.shift() ?? { action: 'cancel' };
+      },
     });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI], env: harness.env, stderr: 'pipe' }));
   });
 
   after(async () => {
-    await client?.close();
     await harness?.close();
   });
 

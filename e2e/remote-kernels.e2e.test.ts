@@ -110,6 +110,15 @@ describe('sessions on a remote Jupyter server, over MCP', { skip }, () => {
     assert.ok(log.some((e) => e.code === 'total = 40' && e.client === 'remote-e2e'));
   });
 
+  test('input() there asks the person through the client\'s form (the server\'s stdin channel); a client without forms gets EOFError', async () => {
+    await ensureRemoteSession();
+    const withForms = await harness.connect('remote-forms', { forms: (params) => ({ action: 'accept', content: { answer: /Port/.test(String(params.message)) ? '8888' : '' } }) });
+    assert.equal(text(await call(withForms, 'run_python', { session, code: 'port = int(input("Port? "))\nport + 1' })), 'Port? 8888\n8889\n');
+    const refused = await call(client, 'run_python', { session, code: 'input("Name? ")' });
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /EOFError.*"Name\? " got no answer/);
+  });
+
   test('figures come back as images and are saved in the session folder', async () => {
     await ensureRemoteSession();
     const result = await call(client, 'run_python', { session, code: 'import matplotlib.pyplot as plt\nplt.plot([1, 4, 9])\nplt.show()' });

@@ -62,6 +62,8 @@ export class ClientsView {
           c.interpreters.length ? h('p', { class: 'muted' }, 'Interpreter in its config: ', c.interpreters.join(', ')) : null,
           c.problems.length ? h('ul', { class: 'problems' }, c.problems.map((p) => h('li', {}, p))) : null,
           c.registered && c.restartHint ? h('p', { class: 'muted client-hint' }, c.restartHint) : null,
+          // What the client itself does with the entry: Gemini CLI starts it only in folders it trusts.
+          c.notes?.length ? h('div', { class: 'notice client-notes', role: 'note' }, c.notes.map((n) => h('p', {}, n))) : null,
           h('div', { class: 'client-actions' }, buttons),
         );
       }),

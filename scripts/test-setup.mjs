@@ -8,7 +8,7 @@
  *    where it already has every package the tests use (Debian's, as `.ci/run` installs them);
  *    else a venv in .test-tools/venv-test that pip fills from the configured index (made once,
  *    reused after). The command runs with PYTHON_SESSION_TEST_PYTHON naming it.
- * 2. The real Claude Code and Codex binaries (e2e/clients/install-clients.sh) where missing.
+ * 2. The real Claude Code, Codex and Gemini CLI (e2e/clients/install-clients.sh) where missing.
  * 3. Chromium is not installed (it needs root): where it is absent, the panel tests skip.
  *
  * It prints one line saying what it set up or skipped and why, and is quick when everything is
@@ -147,7 +147,8 @@ function clientsPresent() {
   const arch = process.arch === 'x64' ? 'x64' : process.arch;
   const claude = process.env.PYTHON_SESSION_CLAUDE || join(TOOLS, 'node_modules', '@anthropic-ai', `claude-code-${process.platform}-${arch}`, 'claude');
   const codex = process.env.PYTHON_SESSION_CODEX || join(TOOLS, 'node_modules', '@openai', 'codex', 'bin', 'codex.js');
-  return existsSync(claude) && existsSync(codex);
+  const gemini = process.env.PYTHON_SESSION_GEMINI || join(TOOLS, 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js');
+  return existsSync(claude) && existsSync(codex) && existsSync(gemini);
 }
 
 /** Test files (built) whose name matches and whose text mentions `needle`: what a missing tool skips. */

@@ -1,6 +1,6 @@
 /**
  * Where the real MCP client binaries are: installed by e2e/clients/install-clients.sh into
- * .test-tools/, or named by PYTHON_SESSION_CLAUDE / PYTHON_SESSION_CODEX. Under CI a missing
+ * .test-tools/, or named by PYTHON_SESSION_CLAUDE / PYTHON_SESSION_CODEX / PYTHON_SESSION_GEMINI. Under CI a missing
  * binary is a failure, not a skip: the client tests are the judge of what the model reads.
  */
 import { existsSync } from 'node:fs';
@@ -37,11 +37,21 @@ export function codexBinary(): ClientBinary | undefined {
   return existsSync(script) ? { command: process.execPath, prefix: [script], describe: script } : undefined;
 }
 
+/** Gemini CLI: one bundled script (engines: node >=20), run on the Node running the tests. */
+export function geminiBinary(): ClientBinary | undefined {
+  const named = process.env.PYTHON_SESSION_GEMINI;
+  if (named) return { command: named, prefix: [], describe: named };
+  const script = join(TEST_TOOLS, '@google', 'gemini-cli', 'bundle', 'gemini.js');
+  return existsSync(script) ? { command: process.execPath, prefix: [script], describe: script } : undefined;
+}
+
+const CLIENT_NAMES = { claude: 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI' } as const;
+const FINDERS = { claude: claudeBinary, codex: codexBinary, gemini: geminiBinary } as const;
+
 /** The skip reason for node:test's `skip` option, or false when the binary is there. Throws under CI. */
-export function missingClient(name: 'claude' | 'codex'): string | false {
-  const found = name === 'claude' ? claudeBinary() : codexBinary();
-  if (found) return false;
-  const reason = `${name === 'claude' ? 'Claude Code' : 'Codex'} is not installed: run bash e2e/clients/install-clients.sh`;
+export function missingClient(name: keyof typeof CLIENT_NAMES): string | false {
+  if (FINDERS[name]()) return false;
+  const reason = `${CLIENT_NAMES[name]} is not installed: run bash e2e/clients/install-clients.sh`;
   if (process.env.CI) throw new Error(`${reason} (.ci/run does this; under CI a missing client is a failure)`);
   return reason;
 }

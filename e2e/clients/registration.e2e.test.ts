@@ -2,8 +2,12 @@
  * Registration, checked by the real clients: after `register claude-code`, Claude Code's own
  * `claude mcp list` starts the registered command and reports it connected; after
  * `register codex`, Codex's own `codex mcp list` reads the config.toml we edited and lists the
- * server with this install's command, beside the servers and settings the user had. Removing
- * takes it out of both lists again.
+ * server with this install's command, beside the servers and settings the user had; after
+ * `register gemini-cli`, Gemini CLI's own `gemini mcp list` shows the server "Disabled" in a
+ * folder it does not trust (as `register` said, with how to trust it) and connected once the
+ * folder is trusted the way `register` told: the trustedFolders.json entry, or the answer to the
+ * question interactive Gemini CLI asks on a terminal (gemini-terminal.ts). Removing takes it out
+ * of every list again.
  *
  * Each client runs with HOME (and CODEX_HOME) in a temporary folder and PYTHON_MCP_HOME in
  * another, in a network namespace with loopback only where `unshare -rn` works. The daemon that
@@ -13,11 +17,13 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { TEST_PYTHON, isAlive, processesMatching } from '../../app/core/testing/test-python.js';
 import { CLI } from '../support/mcp-harness.js';
-import { type ClientBinary, claudeBinary, codexBinary, missingClient } from './client-binaries.js';
+import { type ClientBinary, claudeBinary, codexBinary, geminiBinary, missingClient } from './client-binaries.js';
+import { answerTrustQuestion } from './gemini-terminal.js';
 
 interface Ran {
   code: number | null;
@@ -52,13 +58,13 @@ describe('registration, read back by the real clients', () => {
   });
 
   /** Runs a program to its end; inside a loopback-only network namespace for the clients, where possible. */
-  const run = (command: string, args: string[], options: { isolate?: boolean } = {}): Promise<Ran> => {
+  const run = (command: string, args: string[], options: { isolate?: boolean; cwd?: string } = {}): Promise<Ran> => {
     const [program, argv] =
       options.isolate && isolated
         ? ['unshare', ['-rn', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', command, ...args]]
         : [command, args];
     return new Promise((resolve, reject) => {
-      const child = spawn(program, argv, { env: env(), cwd: folders.home, stdio: ['ignore', 'pipe', 'pipe'], timeout: RUN_TIMEOUT_MS });
+      const child = spawn(program, argv, { env: env(), cwd: options.cwd ?? folders.home, stdio: ['ignore', 'pipe', 'pipe'], timeout: RUN_TIMEOUT_MS });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -69,6 +75,9 @@ describe('registration, read back by the real clients', () => {
   };
   const cli = (...args: string[]) => run(process.execPath, [CLI, ...args]);
   const client = (binary: ClientBinary, ...args: string[]) => run(binary.command, [...binary.prefix, ...args], { isolate: true });
+  /** Our CLI, and a client, started in `cwd` (a project folder) rather than the home folder. */
+  const cliIn = (cwd: string, ...args: string[]) => run(process.execPath, [CLI, ...args], { cwd });
+  const clientIn = (cwd: string, binary: ClientBinary, ...args: string[]) => run(binary.command, [...binary.prefix, ...args], { isolate: true, cwd });
 
   before(() => {
     const root = mkdtempSync(join(tmpdir(), 'ps-registration-'));
@@ -184,5 +193,96 @@ describe('registration, read back by the real clients', () => {
     const afterRemove = await client(codex, 'mcp', 'list', '--json');
     assert.deepEqual((JSON.parse(afterRemove.stdout) as Array<{ name: string }>).map((s) => s.name), ['docs']);
     assert.ok(existsSync(`${file}.python-session.bak`), 'the backup of the previous file is kept');
+  });
+
+  test('gemini mcp list: after register gemini-cli the server is Disabled in a folder Gemini CLI does not trust, as register says, and connected once it is trusted the way register tells', { skip: missingClient('gemini') }, async (t) => {
+    const gemini = geminiBinary()!;
+    const project = join(folders.root, 'analysis');
+    mkdirSync(project);
+    const settings = join(folders.home, '.gemini', 'settings.json');
+    const trustFile = join(folders.home, '.gemini', 'trustedFolders.json');
+    // Gemini CLI prints its list on stderr, in colour only on a terminal.
+    const listed = (r: Ran) => stripVTControlCharacters(r.stdout + r.stderr);
+    const ours = new RegExp(`^\\S+ python-session: ${escape(process.execPath)} ${escape(CLI)} \\(stdio\\) - (\\w+)$`, 'm');
+
+    const registered = await cliIn(project, 'register', 'gemini-cli', '--interpreter', TEST_PYTHON);
+    t.diagnostic(`register gemini-cli in ${project}:\n${registered.stdout}`);
+    assert.equal(registered.code, 0, registered.stderr);
+    assert.deepEqual(JSON.parse(readFileSync(settings, 'utf8')).mcpServers['python-session'], {
+      command: process.execPath,
+      args: [CLI],
+      env: { PYTHON_MCP_INTERPRETER: TEST_PYTHON },
+    });
+    // A fresh Gemini CLI trusts no folder: register says so, and how to trust this one.
+    assert.match(registered.stdout, new RegExp(`^Gemini CLI does not trust ${escape(project)} \\(folder trust is on and no entry in ${escape(trustFile)} covers it\\), so it disables every MCP server there: "gemini mcp list" shows Python Session as Disabled\\.$`, 'm'));
+    const entryLine = `${JSON.stringify(project)}: "TRUST_FOLDER"`;
+    assert.ok(registered.stdout.includes(`choose "Trust folder (${basename(project)})" when it asks, or run /permissions trust in Gemini CLI there; or add ${entryLine} to ${trustFile}.`), registered.stdout);
+
+    const untrusted = await clientIn(project, gemini, 'mcp', 'list');
+    t.diagnostic(`${gemini.describe} mcp list in the untrusted folder${isolated ? ' (loopback-only namespace)' : ''}:\n${listed(untrusted)}`);
+    assert.equal(untrusted.code, 0, listed(untrusted));
+    assert.equal(ours.exec(listed(untrusted))?.[1], 'Disabled', listed(untrusted));
+    assert.match(listed(untrusted), /disabled because this folder is untrusted/);
+
+    // Trusted the way register told: the entry in trustedFolders.json.
+    writeFileSync(trustFile, `{\n  ${entryLine}\n}\n`);
+    const again = await cliIn(project, 'register', 'gemini-cli', '--interpreter', TEST_PYTHON);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /^Gemini CLI already has the current Python Session entry in .*settings\.json; nothing changed\.$/m);
+    assert.doesNotMatch(again.stdout, /does not trust/);
+
+    const trusted = await clientIn(project, gemini, 'mcp', 'list');
+    t.diagnostic(`mcp list in the trusted folder:\n${listed(trusted)}`);
+    assert.equal(trusted.code, 0, listed(trusted));
+    assert.equal(ours.exec(listed(trusted))?.[1], 'Connected', listed(trusted));
+    // It was our command that answered: the daemon it started lives in our state folder.
+    const info = JSON.parse(readFileSync(join(folders.state, 'daemon.json'), 'utf8')) as { pid: number };
+    assert.ok(isAlive(info.pid), 'the daemon started by the registered command is running');
+
+    const removed = await cliIn(project, 'register', 'gemini-cli', '--remove');
+    assert.equal(removed.code, 0, removed.stderr);
+    const afterRemove = await clientIn(project, gemini, 'mcp', 'list');
+    assert.equal(afterRemove.code, 0, listed(afterRemove));
+    assert.doesNotMatch(listed(afterRemove), /python-session/);
+    assert.match(listed(afterRemove), /No MCP servers configured/);
+  });
+
+  // Interactive Gemini CLI tries to sign in; only a loopback-only namespace keeps that on this machine.
+  const interactiveSkip = missingClient('gemini') || (isolated ? false : 'interactive Gemini CLI needs a loopback-only network namespace (unshare -rn) here');
+  test('the question register names: answering "Trust folder (<name>)" in interactive Gemini CLI trusts the folder, and gemini mcp list then shows the server connected', { skip: interactiveSkip }, async (t) => {
+    const gemini = geminiBinary()!;
+    const project = join(folders.root, 'survey');
+    mkdirSync(project);
+    const trustFile = join(folders.home, '.gemini', 'trustedFolders.json');
+    rmSync(trustFile, { force: true });
+    const listed = (r: Ran) => stripVTControlCharacters(r.stdout + r.stderr);
+    const ours = new RegExp(`^\\S+ python-session: ${escape(process.execPath)} ${escape(CLI)} \\(stdio\\) - (\\w+)$`, 'm');
+
+    const registered = await cliIn(project, 'register', 'gemini-cli', '--interpreter', TEST_PYTHON);
+    assert.equal(registered.code, 0, registered.stderr);
+    const choice = `Trust folder (${basename(project)})`;
+    assert.ok(registered.stdout.includes(`choose "${choice}" when it asks`), registered.stdout);
+
+    // As a person starts it, with an API key that goes nowhere (the base URL is a closed loopback port).
+    const answer = await answerTrustQuestion(['unshare', '-rn', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', gemini.command, ...gemini.prefix], {
+      cwd: project,
+      env: { ...env(), TERM: 'xterm-256color', GEMINI_API_KEY: 'not-a-key', GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9', NO_BROWSER: 'true' },
+      choice,
+      trustFile,
+      folder: project,
+    });
+    t.diagnostic(`interactive ${gemini.describe} in ${project}, asked: ${answer.asked}, trust written: ${answer.written}`);
+    assert.ok(answer.asked, `Gemini CLI offered "${choice}":\n${answer.screen}`);
+    assert.match(answer.screen, /Do you trust the files in this folder\?/);
+    assert.deepEqual(JSON.parse(readFileSync(trustFile, 'utf8')), { [project]: 'TRUST_FOLDER' });
+
+    const again = await cliIn(project, 'register', 'gemini-cli', '--interpreter', TEST_PYTHON);
+    assert.doesNotMatch(again.stdout, /does not trust/);
+    const list = await clientIn(project, gemini, 'mcp', 'list');
+    t.diagnostic(`mcp list after answering:\n${listed(list)}`);
+    assert.equal(ours.exec(listed(list))?.[1], 'Connected', listed(list));
+
+    const removed = await cliIn(project, 'register', 'gemini-cli', '--remove');
+    assert.equal(removed.code, 0, removed.stderr);
   });
 });

@@ -1,6 +1,7 @@
 /** Real MCP clients driving the built command over stdio, each test with its own state folder. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +19,8 @@ const DAEMON_UP_MS = 15_000;
 export interface Harness {
   home: string;
   env: Record<string, string>;
-  connect(name?: string): Promise<Client>;
+  /** A client over stdio; with `forms`, it declares form elicitation and `forms` answers each form as the person. */
+  connect(name?: string, options?: { forms?: (params: ElicitRequest['params']) => ElicitResult | Promise<ElicitResult> }): Promise<Client>;
   cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   daemonPid(): Promise<number | null>;
   close(): Promise<void>;
@@ -64,9 +66,11 @@ export async function createHarness(extraEnv: Record<string, string> = {}, optio
     home,
     env,
     cli,
-    async connect(name = 'e2e-client') {
+    async connect(name = 'e2e-client', options = {}) {
       const transport = new StdioClientTransport({ command: process.execPath, args: [CLI], env, stderr: 'pipe' });
-      const client = new Client({ name, version: '1.0.0' });
+      const forms = options.forms;
+      const client = new Client({ name, version: '1.0.0' }, forms ? { capabilities: { elicitation: { form: {} } } } : undefined);
+      if (forms) client.setRequestHandler(ElicitRequestSchema, (request) => forms(request.params));
       await client.connect(transport);
       clients.push(client);
       return client;

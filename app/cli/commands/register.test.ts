@@ -212,3 +212,34 @@ test('without --interpreter a registered interpreter is kept; --no-interpreter r
   assert.match(cleared.stdout, /interpreter "\/envs\/ds\/bin\/python" → \(chosen by the daemon\)/);
   assert.deepEqual(JSON.parse(await readFile(file, 'utf8')).mcpServers['python-session'].env, {});
 });
+
+test('gemini-cli: register and the status tell when the folder it runs from is not trusted by Gemini CLI', async () => {
+  const home = await mkdtemp(path.join(tmpdir(), 'ps-register-cli-'));
+  roots.push(home);
+  const project = path.join(home, 'project');
+  await mkdir(path.join(home, '.gemini'), { recursive: true });
+  await mkdir(project);
+  const cli = path.join(home, 'pkg', 'dist', 'app', 'cli', 'main.js');
+  const env = { GEMINI_CLI_SYSTEM_SETTINGS_PATH: path.join(home, 'no-system-settings.json') };
+  const options: RegisterCommandOptions = {
+    context: { platform: 'linux', home, env, fs: nodePathProbe },
+    thisInstall: { execPath: process.execPath, cliPath: cli, electron: false },
+    folder: project,
+  };
+  const run = async (...argv: string[]): Promise<Run> => {
+    let stdout = '';
+    let stderr = '';
+    const code = await registerCommand(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) }, options);
+    return { code, stdout, stderr };
+  };
+  const added = await run('gemini-cli');
+  assert.equal(added.code, 0, added.stderr);
+  assert.match(added.stdout, /^Added Python Session to Gemini CLI in .*\nStart a new Gemini CLI session.*\nGemini CLI does not trust .*project \(folder trust is on/);
+  assert.match(added.stdout, /or add ".*project": "TRUST_FOLDER" to .*trustedFolders\.json\.\n$/);
+  const status = await run();
+  assert.match(status.stdout, /gemini-cli +registered +\S+settings\.json\n +Gemini CLI does not trust /);
+
+  await writeFile(path.join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [project]: 'TRUST_FOLDER' }));
+  assert.doesNotMatch((await run('gemini-cli')).stdout, /does not trust/);
+  assert.doesNotMatch((await run()).stdout, /does not trust/);
+});

@@ -36,6 +36,8 @@ export interface CommandIO {
 export interface RegisterCommandOptions {
   context?: Partial<PlatformContext>;
   thisInstall?: Omit<ThisInstallOptions, 'interpreter'>;
+  /** The folder the person registers from (the working folder by default): Gemini CLI's folder trust is told for it. */
+  folder?: string;
 }
 
 const processIO: CommandIO = {
@@ -53,7 +55,7 @@ Clients, and the file each keeps its servers in:
   claude-code         Claude Code: ~/.claude.json (or in $CLAUDE_CONFIG_DIR)
   codex               Codex: ~/.codex/config.toml (or in $CODEX_HOME), a [mcp_servers.python-session] table
   cursor              Cursor: ~/.cursor/mcp.json
-  gemini-cli          Gemini CLI: ~/.gemini/settings.json
+  gemini-cli          Gemini CLI: ~/.gemini/settings.json (it starts servers only in folders it trusts)
   vscode              VS Code: mcp.json in its user folder
   windsurf            Windsurf: ~/.codeium/windsurf/mcp_config.json
   all                 every client that is installed (with --remove: every one registered)
@@ -128,11 +130,12 @@ export async function registerCommand(
   }
   const entry = thisInstallEntry({ ...options.thisInstall, interpreter });
   const ctx = options.context ?? {};
+  const folder = options.folder ?? workingFolder();
 
   if (target === undefined || values.status) {
     if (values.remove || values['dry-run']) return usageError('--remove and --dry-run need a client (or all)');
     const clients = target && target !== 'all' ? [target as ClientId] : undefined;
-    const statuses = await registrationStatus({ ...ctx, expected: entry, clients });
+    const statuses = await registrationStatus({ ...ctx, expected: entry, clients, folder });
     if (values.json) out(JSON.stringify({ entry, clients: statuses }, null, 2));
     else out(formatStatus(statuses, entry.command, entry.args, interpreter));
     return 0;
@@ -170,14 +173,23 @@ export async function registerCommand(
     try {
       const result: RegistrationResult = remove
         ? await unregisterClient(id, { ...ctx, dryRun })
-        : await registerClient(id, entry, { ...ctx, dryRun, keepInterpreter: !interpreter && !noInterpreter });
-      out(result.message);
+        : await registerClient(id, entry, { ...ctx, dryRun, keepInterpreter: !interpreter && !noInterpreter, folder });
+      out([result.message, ...result.notes].join('\n'));
     } catch (e) {
       failures++;
       err(`${getClient(id).name}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   return failures > 0 ? 1 : 0;
+}
+
+/** The folder the command runs in; undefined when it no longer exists (then the notes speak in general). */
+function workingFolder(): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    return undefined;
+  }
 }
 
 const STATE_LABEL: Record<ClientStatus['state'], string> = {
@@ -203,6 +215,7 @@ function formatStatus(statuses: ClientStatus[], command: string, args: string[],
     const interpreters = new Set(s.files.map((f) => f.entry?.interpreter).filter((i) => i !== undefined));
     for (const i of interpreters) lines.push(`${indent}interpreter: ${i}`);
     for (const problem of s.problems) lines.push(`${indent}${problem}`);
+    for (const note of s.notes) lines.push(`${indent}${note}`);
   }
   const todo = statuses.filter((s) => s.state === 'stale' || s.state === 'not-registered');
   if (todo.length > 0) {

@@ -10,6 +10,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { type ConfigFormat, JSONC_FORMAT, JSON_FORMAT, JSON_WITH_COMMENTS_FORMAT, TOML_FORMAT } from './config-format.js';
+import { geminiDir, geminiTrustNotes } from './gemini-trust.js';
+import { envVar, pathApi } from './platform-paths.js';
 import type { JsonObject } from './jsonc.js';
 import type { ServerEntry } from './server-entry.js';
 
@@ -46,6 +48,11 @@ export interface ClientDefinition {
   shapeEntry(entry: ServerEntry): JsonObject;
   /** What the user must do for the client to pick up a change. */
   restartHint: string;
+  /**
+   * What the client itself does with a registered entry that the person should know (Gemini
+   * CLI's folder trust), for `folder` when one is in view, else in general. Never throws.
+   */
+  notes?(ctx: PlatformContext, folder?: string): Promise<string[]>;
 }
 
 export const nodePathProbe: PathProbe = {
@@ -67,20 +74,6 @@ export function defaultContext(overrides: Partial<PlatformContext> = {}): Platfo
     env: overrides.env ?? process.env,
     fs: overrides.fs ?? nodePathProbe,
   };
-}
-
-function pathApi(ctx: PlatformContext): path.PlatformPath {
-  return ctx.platform === 'win32' ? path.win32 : path.posix;
-}
-
-/** An environment variable, looked up case-insensitively on Windows as Windows does; "" is unset. */
-function envVar(ctx: PlatformContext, name: string): string | undefined {
-  let value = ctx.env[name];
-  if (value === undefined && ctx.platform === 'win32') {
-    const key = Object.keys(ctx.env).find((k) => k.toUpperCase() === name.toUpperCase());
-    value = key === undefined ? undefined : ctx.env[key];
-  }
-  return value === '' ? undefined : value;
 }
 
 /**
@@ -200,9 +193,7 @@ const cursor: ClientDefinition = {
 
 /** Gemini CLI reads ~/.gemini/settings.json; GEMINI_CLI_HOME stands in for the home folder. */
 function geminiSettings(ctx: PlatformContext): string {
-  const p = pathApi(ctx);
-  const home = envVar(ctx, 'GEMINI_CLI_HOME');
-  return p.join(home ? p.resolve(home) : ctx.home, '.gemini', 'settings.json');
+  return pathApi(ctx).join(geminiDir(ctx), 'settings.json');
 }
 
 const geminiCli: ClientDefinition = {
@@ -214,6 +205,8 @@ const geminiCli: ClientDefinition = {
   isInstalled: (ctx) => ctx.fs.isDirectory(pathApi(ctx).dirname(geminiSettings(ctx))),
   shapeEntry: (entry) => stdioEntry(entry, false),
   restartHint: 'Start a new Gemini CLI session; its /mcp command lists the server.',
+  // Gemini CLI starts no MCP server in a folder it does not trust.
+  notes: (ctx, folder) => geminiTrustNotes(ctx, folder),
 };
 
 const vscode: ClientDefinition = {

@@ -36,6 +36,11 @@ export interface RegistrationOptions extends Partial<PlatformContext> {
    * with the client rather than removing it (the default removes it: the entry is taken as is).
    */
   keepInterpreter?: boolean;
+  /**
+   * The folder the person works in (the `register` command's own): what the client itself does
+   * with the entry there, such as Gemini CLI's folder trust, is said for it.
+   */
+  folder?: string;
 }
 
 export type FileAction = 'added' | 'updated' | 'removed' | 'unchanged';
@@ -61,6 +66,8 @@ export interface RegistrationResult {
   dryRun: boolean;
   /** A sentence or two for the user, including the restart hint when something changed. */
   message: string;
+  /** What the client itself does with the entry that the person should know (ClientDefinition.notes), told after the message. */
+  notes: string[];
 }
 
 /** Writes (or updates) this server's entry in every config file of the client. */
@@ -72,7 +79,8 @@ export async function registerClient(
   const client = resolveClient(clientId);
   const shaped = client.shapeEntry(entry);
   const merge = { keepInterpreter: opts.keepInterpreter };
-  return updateClient(client, opts, 'register', (existing) => mergeEntry(existing, shaped, merge));
+  const result = await updateClient(client, opts, 'register', (existing) => mergeEntry(existing, shaped, merge));
+  return { ...result, notes: client.notes ? await client.notes(defaultContext(opts), opts.folder) : [] };
 }
 
 /** Removes this server's entry from every config file of the client; absent is not an error. */
@@ -146,6 +154,7 @@ async function updateClient(
     files,
     dryRun: Boolean(opts.dryRun),
     message: resultMessage(client, files, Boolean(opts.dryRun), kind),
+    notes: [],
   };
 }
 
@@ -222,22 +231,26 @@ export interface ClientStatus {
   paths: string[];
   files: FileStatus[];
   problems: string[];
+  /** For a registered client: what it does with the entry that the person should know (ClientDefinition.notes). */
+  notes: string[];
 }
 
 export interface StatusOptions extends Partial<PlatformContext> {
   /** What this install would register; without it entries are reported, not judged. */
   expected?: ServerEntry;
   clients?: readonly ClientId[];
+  /** The folder the person works in, for the notes; without it, the notes speak in general. */
+  folder?: string;
 }
 
 /** Where each client stands: installed or not, registered or not, current or stale. */
 export async function registrationStatus(opts: StatusOptions = {}): Promise<ClientStatus[]> {
   const ctx = defaultContext(opts);
   const ids = opts.clients ?? CLIENT_IDS;
-  return Promise.all(ids.map((id) => clientStatus(getClient(id), ctx, opts.expected)));
+  return Promise.all(ids.map((id) => clientStatus(getClient(id), ctx, opts.expected, opts.folder)));
 }
 
-async function clientStatus(client: ClientDefinition, ctx: PlatformContext, expected?: ServerEntry): Promise<ClientStatus> {
+async function clientStatus(client: ClientDefinition, ctx: PlatformContext, expected?: ServerEntry, folder?: string): Promise<ClientStatus> {
   const paths = client.configPaths(ctx);
   const shaped = expected && client.shapeEntry(expected);
   const files = await Promise.all(paths.map((p) => fileStatus(client, p, shaped)));
@@ -260,7 +273,9 @@ async function clientStatus(client: ClientDefinition, ctx: PlatformContext, expe
     if (f.state === 'absent' && present.length > 0) problems.push(`not registered in ${f.path}`);
     else for (const problem of f.problems) problems.push(files.length > 1 ? `${f.path}: ${problem}` : problem);
   }
-  return { client: client.id, name: client.name, installed, state, paths, files, problems };
+  const registered = state === 'current' || state === 'stale' || state === 'registered';
+  const notes = registered && client.notes ? await client.notes(ctx, folder) : [];
+  return { client: client.id, name: client.name, installed, state, paths, files, problems, notes };
 }
 
 async function fileStatus(client: ClientDefinition, file: string, expected?: JsonObject): Promise<FileStatus> {

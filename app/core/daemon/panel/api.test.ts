@@ -21,7 +21,9 @@ after(() => startedHere.allEnded());
 async function panelStage(prefix: string, env: Record<string, string> = { PYTHON_MCP_POOL_SIZE: '0' }): Promise<{ stateDir: string; services: DaemonServices; panel: PanelServer }> {
   const stateDir = mkdtempSync(join(tmpdir(), prefix));
   const services = await createServices({ stateDir, env: { ...process.env, PYTHON_MCP_INTERPRETER: TEST_PYTHON, ...env } });
-  const panel = await startPanelServer({ services, registration: { home: join(stateDir, 'home'), env: {} } });
+  // Gemini CLI's system settings (where folder trust may be set) in the stage too, not the machine's.
+  const registration = { home: join(stateDir, 'home'), env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(stateDir, 'gemini-system-settings.json') } };
+  const panel = await startPanelServer({ services, registration });
   return { stateDir, services, panel };
 }
 
@@ -191,6 +193,15 @@ describe('panel API', () => {
     assert.deepEqual(codex.data.client.paths, [join(stateDir, 'home', '.codex', 'config.toml')]);
     assert.match(readFileSync(join(stateDir, 'home', '.codex', 'config.toml'), 'utf8'), /^\[mcp_servers\.python-session\]\ncommand = /);
     assert.equal((await call('POST', '/api/clients/codex/unregister')).data.client.registered, false);
+    // A registered Gemini CLI carries its folder trust as notes; the toast's message stays short.
+    assert.deepEqual(before.data.clients.find((c: { id: string }) => c.id === 'gemini-cli').notes, [], 'nothing to say before it is registered');
+    const gemini = await call('POST', '/api/clients/gemini-cli/register');
+    assert.equal(gemini.status, 200, JSON.stringify(gemini.data));
+    assert.match(gemini.data.message, /^Added Python Session to Gemini CLI in [^\n]*\nStart a new Gemini CLI session[^\n]*$/);
+    assert.equal(gemini.data.client.notes[0], 'Gemini CLI starts MCP servers only in folders you trust; in any other it lists Python Session as "Disabled".');
+    assert.equal(gemini.data.client.notes[1], 'No folder is trusted yet.');
+    assert.match(gemini.data.client.notes[2], /run \/permissions trust in Gemini CLI there/);
+    assert.deepEqual((await call('POST', '/api/clients/gemini-cli/unregister')).data.client.notes, []);
   });
 });
 

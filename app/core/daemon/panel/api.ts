@@ -431,6 +431,8 @@ function clientView(s: ClientStatus) {
     interpreters,
     // Each client picks up a change its own way: a restart for the apps, a new session for the CLIs.
     restartHint: getClient(s.client).restartHint,
+    // What the client does with the entry (Gemini CLI's folder trust), in general: the panel has no one folder in view.
+    notes: s.notes,
   };
 }
 
