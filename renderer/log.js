@@ -6,6 +6,7 @@ import { h, clear } from './dom.js';
 import { clientLabel, duration, plural, when } from './format.js';
 import { highlight } from './highlight.js';
 import { store } from './store.js';
+import { dismiss, showQuestion } from './question.js';
 import { interrupt, timer } from './sessions.js';
 import { collapsible, toast } from './ui.js';
 
@@ -277,6 +278,7 @@ export class LogView {
     if (current && Number(current.dataset.since) === s.running.since) {
       if (current !== this.feed.lastElementChild) this.feed.append(current); // a page arrived after it
       this.showOutput(current, s.running.output);
+      showQuestion(current, this.session, s.question ?? null);
       return;
     }
     current?.remove();
@@ -297,6 +299,7 @@ export class LogView {
       ),
     );
     this.showOutput(article, s.running.output);
+    showQuestion(article, this.session, s.question ?? null);
   }
 
   /** A run entry whose run has ended: frozen, and gone if its log entry does not come. */
@@ -305,6 +308,8 @@ export class LogView {
     article.setAttribute('aria-label', 'Finishing');
     article.querySelector('.entry-head .timer')?.classList.remove('timer'); // the page's tick stops it
     article.querySelector('.entry-head button')?.remove();
+    const question = article.querySelector('.question');
+    if (question) dismiss(question);
     setTimeout(() => article.remove(), ENDING_MS);
   }
 
@@ -335,7 +340,10 @@ export class LogView {
       text.addEventListener('scroll', () => {
         if (text.clientHeight) text.dataset.follow = String(text.scrollHeight - text.scrollTop - text.clientHeight < STICK_PX);
       });
-      article.append(box);
+      // Output goes above a question the code asks, as a terminal shows it.
+      const question = article.querySelector('.question');
+      if (question) question.before(box);
+      else article.append(box);
     }
     const pre = box.querySelector('.live-text');
     const start = Number(pre.dataset.start);

@@ -15,6 +15,7 @@ import { toast } from './ui.js';
 import { VariablesView } from './variables.js';
 import { dataChanged, openDataViewer } from './data-viewer.js';
 import { ConsoleView } from './console.js';
+import { asker } from './question.js';
 import { openAttach } from './attach.js';
 
 const VIEWS = ['sessions', 'interpreters', 'clients', 'servers'];
@@ -148,6 +149,8 @@ connectEvents(
     },
     session({ session }) {
       const isNew = !store.sessions.has(session.name);
+      const asked = session.question && store.sessions.get(session.name)?.question?.id !== session.question.id;
+      if (asked) announcer.textContent = `${session.name}: ${asker(session.question)} asks “${session.question.prompt.trim()}” and is waiting for your answer.`;
       updateSession(session);
       if (isNew) emit('sessions');
       if (!store.selected) select(session.name);

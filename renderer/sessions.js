@@ -2,6 +2,7 @@
 import { post, sessionPath } from './api.js';
 import { h } from './dom.js';
 import { bytes, clock, duration } from './format.js';
+import { asker } from './question.js';
 import { emit, on, selectedSession, store } from './store.js';
 import { confirmButton, replaceChildren, stateBadge, toast } from './ui.js';
 
@@ -47,6 +48,11 @@ function where(s) {
   return h('span', { class: 'session-where', title: s.interpreter ?? '', dataset: { where: s.server ? 'remote' : 'local' } }, whereLabel(s));
 }
 
+/** The code running in a session asks the person something; the question is on its cell in the log. */
+function waitingMarker(question) {
+  return h('span', { class: 'question-waiting', title: `${asker(question)} asks “${question.prompt.trim()}”; answer it on the running cell in the log` }, 'waiting for your answer');
+}
+
 function renderList(select) {
   const items = [];
   const names = [...new Set([...store.sessions.keys(), ...store.pending.keys()])].sort((a, b) => (a === 'default' ? -1 : b === 'default' ? 1 : a.localeCompare(b)));
@@ -69,6 +75,7 @@ function renderList(select) {
             onclick: () => select(name),
           },
           h('span', { class: 'session-line' }, h('span', { class: 'session-name' }, name), stateBadge(state), s?.running ? timer(s.running.since) : null),
+          s?.question ? waitingMarker(s.question) : null,
           s ? where(s) : null,
           h('span', { class: 'session-meta' }, ...meta.flatMap((m, i) => (i ? [' · ', m] : [m]))),
         ),
@@ -144,6 +151,7 @@ function renderHeader(openNewSession) {
     s.running ? h('span', { class: 'running-for' }, 'for ', timer(s.running.since)) : '',
     // A call came back at its wait_s and the run went on: nobody is waiting for it, but it runs.
     // The person's own cells are watched here, in the log, not by a waiting call.
+    s.question ? waitingMarker(s.question) : '',
     s.running?.callersWaiting === 0 && s.running.client !== 'panel' ? h('span', { class: 'unattended', title: `Run ${s.running.run} goes on after the call that started it came back; a client can pick it up with wait_for_run, or Stop ends it` }, 'no caller waiting') : '',
   );
   const actions = title.querySelector('.actions');

@@ -13,6 +13,9 @@
  *   POST /api/sessions/connect                {name, connectionFile}          attach to a kernel
  *   POST /api/sessions/interrupt-all                                         interrupt every busy session
  *   POST /api/sessions/:name/interrupt | restart | kill | reset
+ *   POST /api/sessions/:name/question         {id, action: 'accept', value} | {id, action: 'decline'}
+ *                                             the person's answer to what the running code asks (input(), getpass):
+ *                                             {outcome}, or 409 when it was answered elsewhere or its run ended
  *   GET  /api/sessions/:name/log?before=&limit=&q=
  *   GET  /api/sessions/:name/figures
  *   GET  /api/sessions/:name/notebook         the record as a notebook that re-runs (.ipynb, a download)
@@ -41,7 +44,8 @@ import { clearProbeCache, describeInterpreter, ipykernelInstallCommand, listInte
 import { renderRecord, type RecordFormat } from '../../sessions/notebook-export.js';
 import { liveRecordMeta, loggedRecordMeta } from '../../sessions/record-meta.js';
 import { DEFAULT_SESSION, NoSuchSessionError, SESSION_NAME, SessionError } from '../../sessions/session-manager.js';
-import { panelBusyText, panelSessionErrorText } from './error-words.js';
+import { panelBusyText, panelQuestionGoneText, panelSessionErrorText } from './error-words.js';
+import type { QuestionReply } from '../../sessions/question.js';
 import type { Session } from '../../sessions/session.js';
 import { ToolCallError } from '../../sessions/helper-bridge.js';
 import { ServerRegistryError } from '../../remote/server-registry.js';
@@ -59,6 +63,7 @@ import {
 } from '../../registration/index.js';
 import { FileRefused, sendSessionFile } from './files.js';
 import { listFigures, LogReader } from './log.js';
+import type { PanelLooks } from './looks.js';
 import type { PanelModel } from './model.js';
 import { PanelServers, ServerRequestRefused } from './servers.js';
 import { InstallRefused, PanelInstalls } from './install.js';
@@ -84,6 +89,8 @@ export class ApiError extends Error {
 export interface PanelApiOptions {
   services: DaemonServices;
   model: PanelModel;
+  /** When a panel last looked, and at what (the Variables view's refreshes go by it). */
+  looks: PanelLooks;
   /** Where client configs are looked for; tests point it at a temporary home. */
   registration?: Partial<PlatformContext>;
 }
@@ -132,6 +139,7 @@ export class PanelApi {
     this.route('POST', /^\/api\/sessions\/connect$/, (r) => this.connect(r));
     this.route('POST', /^\/api\/sessions\/interrupt-all$/, () => this.interruptAll());
     this.route('POST', new RegExp(`^/api/sessions/${name}/(interrupt|restart|kill|reset)$`), (r) => this.act(r.params[0], r.params[1]));
+    this.route('POST', new RegExp(`^/api/sessions/${name}/question$`), async (r) => this.answerQuestion(r.params[0], await r.body()));
     this.route('GET', new RegExp(`^/api/sessions/${name}/log$`), (r) => this.logPage(r));
     this.route('GET', new RegExp(`^/api/sessions/${name}/figures$`), (r) => this.figures(r.params[0]));
     this.route('GET', new RegExp(`^/api/sessions/${name}/notebook$`), (r) => this.record(r, 'ipynb'));
@@ -148,7 +156,7 @@ export class PanelApi {
     this.route('GET', new RegExp(`^/api/servers/${name}/check$`), (r) => this.servers.checkByName(r.params[0]));
     this.route('GET', new RegExp(`^/api/servers/${name}/kernelspecs$`), (r) => this.servers.kernelspecs(r.params[0]));
     this.route('POST', new RegExp(`^/api/servers/${name}/remove$`), (r) => this.removeServer(r.params[0]));
-    this.workspace = new PanelWorkspace(this.services, this.model);
+    this.workspace = new PanelWorkspace(this.services, this.model, options.looks);
     this.workspace.register((method, pattern, handler) => this.route(method, pattern, handler));
     this.route('GET', /^\/api\/clients$/, () => this.clients());
     this.route('POST', /^\/api\/clients\/([^/]+)\/(register|unregister)$/, (r) => this.register(r.params[0], r.params[1] === 'register'));
@@ -266,6 +274,15 @@ export class PanelApi {
       }
     }
     throw new ApiError(404, `Unknown action ${action}.`);
+  }
+
+  /** The person answers (or will not answer) the question the session's running code asks. */
+  private answerQuestion(name: string, body: Record<string, unknown>) {
+    const session = this.live(name);
+    const { id, reply } = questionReply(body);
+    const outcome = session.answerQuestion(id, reply, PANEL_CLIENT);
+    if (outcome === 'gone') throw new ApiError(409, panelQuestionGoneText());
+    return { outcome };
   }
 
   private dirOf(name: string): string {
@@ -475,6 +492,24 @@ function optionalString(body: Record<string, unknown>, key: string): string | un
     throw new ApiError(400, `"${trimmed}" is not a valid session name: use letters, digits, '.', '_' or '-' (at most 64).`);
   }
   return trimmed || undefined;
+}
+
+/** The longest question id taken: the session's are UUIDs. */
+const MAX_QUESTION_ID = 200;
+
+/** A question's answer as the page sends it, checked: which question, and answered or declined. */
+function questionReply(body: Record<string, unknown>): { id: string; reply: QuestionReply } {
+  const { id, action, value } = body;
+  if (typeof id !== 'string' || id === '' || id.length > MAX_QUESTION_ID) throw new ApiError(400, "id must be the question's id, as the session's view gives it.");
+  if (action === 'accept') {
+    if (typeof value !== 'string') throw new ApiError(400, 'value must be the answer, as a string (it may be empty).');
+    return { id, reply: { action: 'accept', value } };
+  }
+  if (action === 'decline') {
+    if (value !== undefined) throw new ApiError(400, 'A declined question takes no value.');
+    return { id, reply: { action: 'decline' } };
+  }
+  throw new ApiError(400, 'action must be "accept" (with a value) or "decline".');
 }
 
 function integerParam(url: URL, key: string): number | undefined {

@@ -21,6 +21,11 @@ export function panelSessionErrorText(error: SessionError): string {
   }
 }
 
+/** An answer to a question that is no longer open (the page still showed it). */
+export function panelQuestionGoneText(): string {
+  return 'That question is no longer open: it was answered elsewhere (in the client, or another panel), or the run that asked it has ended.';
+}
+
 /** An action that waited for a busy kernel: which run holds it, and what the person can do. */
 export function panelBusyText(busy: BusyFacts): string {
   const line = busy.code.trim().split('\n')[0] ?? '';

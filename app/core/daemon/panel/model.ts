@@ -15,6 +15,7 @@ import type { SessionManager } from '../../sessions/session-manager.js';
 import { SESSION_NAME } from '../../sessions/session-manager.js';
 import type { Session } from '../../sessions/session.js';
 import type { LogEntry } from '../../sessions/session-log.js';
+import type { QuestionView } from '../../sessions/question.js';
 import { ANOTHER_CLIENT } from '../../sessions/parties.js';
 import type { Output } from '../../kernel/execution/outputs.js';
 import { entryView, type EntryView } from './log.js';
@@ -47,6 +48,8 @@ export interface SessionView {
    * `callersWaiting`: a run left going by a call that came back shows that nobody waits for it.
    */
   running: { since: number; code: string; client: string | null; output: LiveOutputView | null; run: string | null; callersWaiting: number | null } | null;
+  /** What the running code asks the person (input(), getpass, the debugger's prompt), until someone answers; never an answer. */
+  question: QuestionView | null;
 }
 
 export type PanelEvent =
@@ -163,6 +166,10 @@ export class PanelModel extends EventEmitter {
       executionCount: facts.executionCount,
       restarts: facts.restarts,
       running,
+      // Field by field: whatever else a question comes to hold, the page gets only these.
+      question: facts.question
+        ? { id: facts.question.id, run: facts.question.run, prompt: facts.question.prompt, password: facts.question.password, askedAt: facts.question.askedAt, client: facts.question.client }
+        : null,
     };
   }
 

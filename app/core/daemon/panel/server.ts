@@ -20,6 +20,7 @@ import { PanelApi } from './api.js';
 import { clearPanelFiles, panelBaseUrl, panelUrl, removePanelAddress, writePanelAddress } from './address.js';
 import { authorize, createPanelToken, sessionCookie } from './auth.js';
 import { EventHub } from './events.js';
+import { PanelLooks } from './looks.js';
 import { PanelModel } from './model.js';
 import { sendStatic } from './static.js';
 
@@ -61,7 +62,13 @@ export async function startPanelServer(options: PanelServerOptions): Promise<Pan
   const wanted = options.port ?? portFromEnv(options.env ?? process.env, warnings);
 
   const model = new PanelModel(options.services.sessions, stateDir);
-  const api = new PanelApi({ services: options.services, model, registration: options.registration });
+  const looks = new PanelLooks();
+  // The sessions ask whether a person is at a panel now: code's question waits for an answer here, or fails at once.
+  const sessions = options.services.sessions;
+  const presenceBefore = sessions.presence;
+  const presence = () => looks.present();
+  sessions.presence = presence;
+  const api = new PanelApi({ services: options.services, model, looks, registration: options.registration });
   const hub = new EventHub(model, () => api.snapshot());
   let port = 0;
   let token = '';
@@ -92,10 +99,14 @@ export async function startPanelServer(options: PanelServerOptions): Promise<Pan
       return void res.end();
     }
     if (req.method !== 'GET' && req.method !== 'POST') return refuse(res, 405, `${req.method} is not allowed.`, false);
+    // The page proves itself with its cookie; the tray and scripts send the token as a header and are no one looking.
+    const fromPage = verdict.via === 'cookie' && url.pathname.startsWith('/api/');
     if (url.pathname === '/api/events') {
       if (req.method !== 'GET') return refuse(res, 405, 'GET only.', false);
+      if (fromPage) looks.follow(req);
       return hub.open(req, res);
     }
+    if (fromPage) looks.saw();
     if (await api.handle(req, res, url)) return;
     if (req.method === 'GET' && (await sendStatic(res, rendererDir, url.pathname))) return;
     refuse(res, 404, 'Not found.', false);
@@ -122,6 +133,7 @@ export async function startPanelServer(options: PanelServerOptions): Promise<Pan
       closed ??= (async () => {
         hub.close();
         model.dispose();
+        if (sessions.presence === presence) sessions.presence = presenceBefore;
         removePanelAddress(stateDir);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

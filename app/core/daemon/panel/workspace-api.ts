@@ -21,10 +21,9 @@ import type { DaemonServices } from '../../services.js';
 import type { HelperOutcome, Session } from '../../sessions/session.js';
 import { PANEL_CLIENT } from '../../sessions/parties.js';
 import { panelBusyText } from './error-words.js';
+import type { PanelLooks } from './looks.js';
 import type { PanelEvent, PanelModel } from './model.js';
 
-/** How long a look at the variables keeps them refreshed after each run. */
-export const WATCH_MS = 90_000;
 /** How long a data request waits for a busy session before it says which run holds it. */
 export const DATA_WAIT_S = 3;
 /** Bounds on one helper call for the workspace; the helpers bound each repr themselves. */
@@ -84,7 +83,6 @@ interface Snapshot {
 interface Watch {
   snapshot: Snapshot | null;
   dirty: boolean;
-  watchedUntil: number;
   refreshing: Promise<void> | null;
   error: string | null;
 }
@@ -103,6 +101,8 @@ export class PanelWorkspace {
   constructor(
     private readonly services: DaemonServices,
     private readonly model: PanelModel,
+    /** The panel's record of looks: a look at the variables keeps them refreshed after each run for WATCH_MS. */
+    private readonly looks: PanelLooks,
     private readonly now: () => number = Date.now,
   ) {
     // The model's events say when a run ended, a kernel restarted or a session went idle; the
@@ -131,7 +131,7 @@ export class PanelWorkspace {
   async variables(name: string, have: string | null = null): Promise<VariablesAnswer & { unchanged?: boolean }> {
     const session = this.live(name);
     const watch = this.watch(name);
-    watch.watchedUntil = this.now() + WATCH_MS;
+    this.looks.saw(variablesLook(name));
     const current = watch.snapshot !== null && !watch.dirty && watch.snapshot.kernelStart === session.facts().startedAt;
     if (!current) {
       if (isFree(session)) await this.refresh(session, watch);
@@ -164,7 +164,7 @@ export class PanelWorkspace {
   private watch(name: string): Watch {
     let watch = this.watches.get(name);
     if (!watch) {
-      watch = { snapshot: null, dirty: true, watchedUntil: 0, refreshing: null, error: null };
+      watch = { snapshot: null, dirty: true, refreshing: null, error: null };
       this.watches.set(name, watch);
     }
     return watch;
@@ -215,6 +215,7 @@ export class PanelWorkspace {
         return this.maybeRefresh(event.session.name);
       case 'session-removed':
         this.watches.delete(event.name);
+        this.looks.forget(variablesLook(event.name));
         return;
     }
   }
@@ -222,7 +223,7 @@ export class PanelWorkspace {
   /** Refreshes a stale snapshot someone looks at, once the session is idle (never behind a run). */
   private maybeRefresh(name: string): void {
     const watch = this.watches.get(name);
-    if (!watch || !watch.dirty || watch.refreshing || watch.watchedUntil < this.now() || watch.error) return;
+    if (!watch || !watch.dirty || watch.refreshing || !this.looks.recently(variablesLook(name)) || watch.error) return;
     // The run that was just logged still counts as unfinished until its handle settles; look
     // again once the events of this turn have gone out.
     setImmediate(() => {
@@ -324,6 +325,10 @@ export class PanelWorkspace {
     if (!session) throw new WorkspaceRequestError(404, `There is no running session named "${name}".`);
     return session;
   }
+}
+
+function variablesLook(session: string): string {
+  return `variables:${session}`;
 }
 
 function isFree(session: Session): boolean {
