@@ -57,6 +57,9 @@ export type RunOutcome = (
   warnings: string[];
 };
 
+/** How often an open question that only an open panel keeps open is looked at again. */
+const PRESENCE_RECHECK_MS = 15_000;
+
 /** The EOFError a question gets when no one can answer it. */
 const NO_ONE_TO_ANSWER =
   'the client that ran this code cannot show the person a form, and no panel was open to answer in. Pass the value in the code instead, or open the panel (python-session-mcp status shows its address) and run it again.';
@@ -346,7 +349,8 @@ export class Session extends EventEmitter {
    * it: a client's form is on screen for it, the person sent the code from the panel, or a panel
    * is open (the run's time limit still applies). When none can, the code gets EOFError at once,
    * so no kernel waits for an answer nobody will give. It is looked at again whenever that may
-   * have changed: a form closed, or a call stopped waiting for the run.
+   * have changed: a form closed, a call stopped waiting for the run, and every 15 s (a panel
+   * closed says nothing).
    */
   private ask(handle: RunHandle<RunOutcome>, request: InputRequest): void {
     const question = new Question(handle.id, handle.client, request);
@@ -356,7 +360,10 @@ export class Session extends EventEmitter {
     };
     handle.on('waiting', review);
     question.on('released', review);
+    // A panel closed (or left alone past its look's window) says nothing: look again now and then.
+    const lookAgain = setInterval(review, PRESENCE_RECHECK_MS).unref();
     question.once('closed', () => {
+      clearInterval(lookAgain);
       handle.off('waiting', review);
       this.emit('changed', { state: this.kernel.state });
     });
