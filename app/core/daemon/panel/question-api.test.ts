@@ -13,6 +13,7 @@ import { outputText } from '../../kernel/execution/outputs.js';
 import type { Session } from '../../sessions/session.js';
 import { TEST_PYTHON, markChildProcesses } from '../../testing/test-python.js';
 import { waitFor } from '../../testing/wait-for.js';
+import { panelRequest } from '../testing/panel-request.js';
 import { cookieName } from './auth.js';
 import { startPanelServer, type PanelServer } from './server.js';
 
@@ -26,21 +27,7 @@ describe('questions in the panel', () => {
   let session: Session;
 
   /** A request as the page makes it (its cookie), or as the tray and scripts do (a Bearer token). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- shapes vary by route
-  const call = async (method: 'GET' | 'POST', path: string, body?: unknown, as: 'page' | 'script' = 'page'): Promise<{ status: number; data: any }> => {
-    const auth: Record<string, string> = as === 'page' ? { Cookie: `${cookieName(panel.port)}=${panel.token}` } : { Authorization: `Bearer ${panel.token}` };
-    const res = await fetch(new URL(path.slice(1), panel.baseUrl), {
-      method,
-      headers: { ...auth, ...(method === 'POST' ? { 'Content-Type': 'application/json' } : {}) },
-      body: method === 'POST' ? JSON.stringify(body ?? {}) : undefined,
-    });
-    const text = await res.text();
-    try {
-      return { status: res.status, data: JSON.parse(text) };
-    } catch {
-      return { status: res.status, data: text };
-    }
-  };
+  const call = (method: 'GET' | 'POST', path: string, body?: unknown, as: 'page' | 'script' = 'page') => panelRequest(panel, method, path, body, as);
   const view = async () => (await call('GET', '/api/sessions')).data.sessions.find((s: { name: string }) => s.name === 'q');
   const submit = (code: string) => session.submit({ code, client: 'question-test', timeoutS: 60, outputLimit: 10_000 });
 

@@ -10,6 +10,7 @@ import { cellGate } from '../../testing/cell-gate.js';
 import { TEST_PYTHON, markChildProcesses } from '../../testing/test-python.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { startPanelServer, type PanelServer } from './server.js';
+import { panelRequest } from '../testing/panel-request.js';
 
 const startedHere = markChildProcesses('panel-workspace-test');
 after(() => startedHere.allEnded());
@@ -19,20 +20,7 @@ describe('panel workspace API', () => {
   let services: DaemonServices;
   let panel: PanelServer;
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- shapes vary by route
-  const call = async (method: 'GET' | 'POST', path: string, body?: unknown, token: string | null = panel.token): Promise<{ status: number; data: any }> => {
-    const res = await fetch(new URL(path.slice(1), panel.baseUrl), {
-      method,
-      headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(method === 'POST' ? { 'Content-Type': 'application/json' } : {}) },
-      body: method === 'POST' ? JSON.stringify(body ?? {}) : undefined,
-    });
-    const text = await res.text();
-    try {
-      return { status: res.status, data: JSON.parse(text) };
-    } catch {
-      return { status: res.status, data: text };
-    }
-  };
+  const call = (method: 'GET' | 'POST', path: string, body?: unknown, token: string | null = panel.token) => panelRequest(panel, method, path, body, token === null ? 'nobody' : 'script', token ?? undefined);
 
   before(async () => {
     stateDir = mkdtempSync(join(tmpdir(), 'ps-panel-workspace-'));
