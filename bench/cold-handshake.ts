@@ -22,8 +22,11 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnBackgroundDaemon } from '../app/cli/daemon-link.js';
 import { daemonFiles } from '../app/core/daemon/state-paths.js';
 import { writeBenchResult } from './results-file.js';
+import { startedDaemons, stopStartedDaemons } from './shim-daemons.js';
+import { waitFor } from '../app/core/testing/wait-for.js';
 import { ms, spread } from './stats.js';
 
 const CLI = fileURLToPath(new URL('../app/cli/main.js', import.meta.url));
@@ -43,11 +46,18 @@ interface Handshake {
   fellBack: boolean;
 }
 
+/** A handshake's times, and the daemons its shim started (stopped after the run, not timed). */
+interface Handshaken {
+  times: Handshake;
+  daemons: number[];
+}
+
 /** Spawns the shim and opens the session as a client of `revision` does; times the answers. */
-function handshake(cli: string, env: NodeJS.ProcessEnv, revision: Revision): Promise<Handshake> {
+function handshake(cli: string, env: NodeJS.ProcessEnv, revision: Revision): Promise<Handshaken> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const shim = spawn(process.execPath, [cli], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    const shim = spawn(process.execPath, [cli], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const daemons = startedDaemons(shim.stderr);
     const times: Partial<Handshake> = { fellBack: false };
     let pending = '';
     const send = (message: object) => shim.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
@@ -78,7 +88,7 @@ function handshake(cli: string, env: NodeJS.ProcessEnv, revision: Revision): Pro
         }
       }
     });
-    shim.once('exit', () => (times.tools === undefined ? reject(new Error('the shim exited before answering')) : resolve(times as Handshake)));
+    shim.once('close', () => (times.tools === undefined ? reject(new Error('the shim exited before answering')) : daemons.then((pids) => resolve({ times: times as Handshake, daemons: pids }), reject)));
     if (revision === 'discover') send({ id: 'discover', method: 'server/discover', params: { _meta: META } });
     else initialize();
   });
@@ -99,16 +109,17 @@ async function benchBuild(cli: string, python: string, runs: number, into: Recor
   const state = join(root, 'state');
   const env = { ...process.env, PYTHON_MCP_HOME: state, PYTHON_MCP_INTERPRETER: python };
   const files = daemonFiles(state);
-  // The shim may answer from a file and exit before the daemon it started is up: wait for that
-  // daemon to say where it is, or `stop` finds nothing and it outlives the benchmark.
-  const stop = async () => {
-    const until = Date.now() + 30_000;
-    while (!existsSync(files.info) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-    execFileSync(process.execPath, [cli, 'stop'], { env, stdio: 'ignore' });
-  };
+  // The shim answers from its answers and may exit before the daemon it started is up, or before
+  // it started one: stop what it says it started, once that is up (bench/shim-daemons.ts).
+  const stop = (run: Handshaken) => stopStartedDaemons(cli, env, files.info, run.daemons);
   try {
-    await handshake(cli, env, 'handshake'); // the first daemon writes its answers, and warms the file caches for both sides
-    await stop();
+    // The first daemon writes its answers (once it is up, after its daemon.json), and warms the
+    // file caches for both sides.
+    // A client that left before its shim started a daemon (rare) gets one started as the shim would.
+    const first = await handshake(cli, env, 'handshake');
+    const daemons = first.daemons.length ? first.daemons : [(await spawnBackgroundDaemon({ entry: cli, stateDir: state, logPath: files.log, env })).pid as number];
+    await waitFor(`the daemon to write ${files.answers}`, () => existsSync(files.answers), { timeoutMs: 60_000, stepMs: 20 });
+    await stop({ ...first, daemons });
     const kept = join(root, 'answers.json');
     copyFileSync(files.answers, kept);
     for (let i = 0; i < runs; i++) {
@@ -117,8 +128,9 @@ async function benchBuild(cli: string, python: string, runs: number, into: Recor
         for (const revision of i % 2 ? [...REVISIONS].reverse() : REVISIONS) {
           if (condition === 'state_file') copyFileSync(kept, files.answers);
           else rmSync(files.answers, { force: true });
-          into[condition][revision].push(await handshake(cli, env, revision));
-          await stop();
+          const run = await handshake(cli, env, revision);
+          into[condition][revision].push(run.times);
+          await stop(run);
         }
       }
     }

@@ -4,15 +4,16 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { FACTS_KEY } from '../app/core/tools/tool-context.js';
 import { median, ms, repeat, timed } from './stats.js';
 import { OUTPUT_10MB } from './kernel-engine.js';
 import { JupyterClientBaseline, interleaved } from './baseline.js';
+import { startedDaemons, stopStartedDaemons } from './shim-daemons.js';
 
 const CLI = fileURLToPath(new URL('../app/cli/main.js', import.meta.url));
 
@@ -33,13 +34,16 @@ export function startDaemonHome(python: string, extra: Record<string, string> = 
   const home = mkdtempSync(join(tmpdir(), 'ps-bench-'));
   const env = { ...(process.env as Record<string, string>), PYTHON_MCP_HOME: home, PYTHON_MCP_INTERPRETER: python, ...extra };
   const clients: Client[] = [];
+  const started: Promise<number[]>[] = [];
   return {
     home,
     env,
     async connect() {
       const t = process.hrtime.bigint();
       const client = new Client({ name: 'bench', version: '1' });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI], env, stderr: 'ignore' }));
+      const transport = new StdioClientTransport({ command: process.execPath, args: [CLI], env, stderr: 'pipe' });
+      await client.connect(transport);
+      started.push(startedDaemons(transport.stderr as Readable)); // the stream holds what came before
       clients.push(client);
       return { client, ms: ms(t) };
     },
@@ -47,12 +51,12 @@ export function startDaemonHome(python: string, extra: Record<string, string> = 
       return JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8')).pid;
     },
     async stop() {
-      for (const c of clients) void c.close();
       // A shim answers initialize from the package's answers before the daemon it starts is up: a
       // `stop` sent before that daemon has said where it is finds nothing, and it outlives the run.
-      const until = Date.now() + 30_000;
-      while (!existsSync(join(home, 'daemon.json')) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-      execFileSync(process.execPath, [CLI, 'stop'], { env, stdio: 'ignore' });
+      // Its shim, once closed, has said whether it started one (bench/shim-daemons.ts).
+      await Promise.all(clients.map((c) => c.close()));
+      const pids = (await Promise.all(started)).flat();
+      await stopStartedDaemons(CLI, env, join(home, 'daemon.json'), pids);
       rmSync(home, { recursive: true, force: true });
     },
   };

@@ -19,3 +19,9 @@ export function formatDuration(ms: number): string {
   const h = Math.floor(m / 60);
   return `${h} h ${m % 60} min`;
 }
+
+/** The first line of some text, for a one-line mention: a line longer than `max` is cut to `max` characters, the last one `…`. */
+export function cutLine(text: string, max: number): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

@@ -6,6 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KernelDiedError, KernelSupervisor } from '../kernel/kernel.js';
@@ -19,6 +20,7 @@ import { RemoteServer } from './server-registry.js';
 import { jupyterServerAvailable, startJupyterServer, type TestJupyterServer } from './testing/jupyter-server.js';
 import { startTcpProxy, type TcpProxy } from './testing/tcp-proxy.js';
 import { RemoteProvisioner } from './remote-provisioner.js';
+import { KernelChannel } from './kernel-channel.js';
 import { placeLabel } from '../kernel/supervision/provisioner.js';
 
 // Skipped on a developer machine without the server; in CI (CI=true) a missing server fails the run instead.
@@ -248,6 +250,24 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     assert.equal(outputText((await kernel.execute('outlasts_the_outage')).outputs), '7\n');
   });
 
+  test('a kernel another client shut down, which the server then started again, is told like a restart there', BOUNDED, async () => {
+    await kernel.execute('ended_by_another = 1');
+    const died = new Promise<KernelDiedError>((resolve) => kernel.once('died', resolve));
+    const restarted = new Promise<{ lostNames: string[] }>((resolve) => kernel.once('restarted', resolve));
+    // Another client asks the kernel itself to end (not through the server's API): the server's restarter starts it again.
+    const other = await KernelChannel.open(api, kernel.provisioner.kernelId, randomUUID());
+    try {
+      await other.request('control', 'shutdown_request', { restart: false }).reply;
+    } finally {
+      other.close();
+    }
+    const death = await died;
+    assert.match(death.message, /was shut down from the server's side and the server started it again: every variable is gone\.\nLost with it: .*ended_by_another/);
+    assert.ok((await restarted).lostNames.includes('ended_by_another'));
+    assert.equal((await kernel.execute('ended_by_another')).error?.ename, 'NameError');
+    assert.equal(outputText((await kernel.execute('6 * 7')).outputs), '42\n');
+  });
+
   test('the server restarted mid-session: the run fails clearly, and a fresh kernel replaces the lost one', BOUNDED, async () => {
     await kernel.execute('lost_in_restart = 1');
     const oldId = kernel.provisioner.kernelId;
@@ -257,9 +277,14 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     const inCell = new Promise<void>((resolve) => (entered = resolve));
     const running = kernel.execute("import time\nprint('running', flush=True)\ntime.sleep(30)", { onOutput: () => entered() });
     await inCell;
-    await server.stop();
+    const stopping = server.stop();
     // Jupyter Server shuts its kernels down as it stops (interrupting them first): that is what the run hears.
     await assert.rejects(running, /was shut down from the server's side while this ran \(the server is stopping.*\nLost with it: .*lost_in_restart/);
+    // At once, before the server has closed the WebSocket: the connection counts as down, so the
+    // next call is not sent into a closing socket ("WebSocket is not open: readyState 2 (CLOSING)").
+    assert.equal(kernel.provisioner.connection.state, 'reconnecting');
+    await assert.rejects(kernel.execute('1'), /Nothing was run: the connection to the Jupyter server lab .* has been down since .* \(the kernel was shut down from the server's side\)/);
+    await stopping;
     await server.start();
     const death = await died;
     assert.match(death.message, /is gone: the server no longer has kernel/);

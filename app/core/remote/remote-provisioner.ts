@@ -67,6 +67,8 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
   private goneSession: string | null = null;
   /** Set between a lost or restarted kernel process and being connected to the new one. */
   private freshPending = false;
+  /** The kernel's process was shut down from the server's side; a reconnection that still finds the kernel finds a new process. */
+  private processEndedThere = false;
   private readonly logger: EngineLogger;
 
   constructor(
@@ -344,7 +346,25 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
         `The kernel on ${this.server.label} was shut down from the server's side while this ran (the server is stopping, or someone shut this kernel down there).`,
         this.owned ? 'Python Session will start a fresh kernel there as soon as the server answers.' : 'It was not started by Python Session, so it is not ours to replace.',
       );
+      this.onShutDownThere(channel, message);
     }
+  }
+
+  /**
+   * The kernel's process is ending on the server (shut down by a stopping server, or by someone
+   * there): this connection has nothing more to reach, though the server closes it only later. A
+   * call made in between would be sent into a closing socket ("WebSocket is not open"), so the
+   * connection counts as down from now and calls wait for the reconnection, which replaces a lost
+   * kernel we started, or finds the process the server started again.
+   */
+  private onShutDownThere(channel: KernelChannel, shutdownReply: JupyterMessage): void {
+    if (this.phase === 'restarting' || this.closed) return;
+    this.goneSession = shutdownReply.header.session || null;
+    this.processEndedThere = true;
+    this.gate.shut();
+    this.channel = null;
+    channel.close("the kernel was shut down from the server's side");
+    this.startReconnecting("the kernel was shut down from the server's side");
   }
 
   /**
@@ -435,6 +455,8 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
           await this.replaceLostKernel();
         } else {
           await this.connectChannel();
+          // Connected (the going process's answers are not accepted): a new process answered.
+          if (this.processEndedThere) this.tellStartedAgainThere();
         }
         await this.afterReconnect();
         return;
@@ -445,7 +467,23 @@ export class RemoteProvisioner extends EventEmitter<ProvisionerEvents> implement
     }
   }
 
+  /** The kernel shut down from the server's side answers again: the server started a new process for it (its restarter). */
+  private tellStartedAgainThere(): void {
+    this.processEndedThere = false;
+    if (this.freshPending) return;
+    this.freshPending = true;
+    this.emit('died', {
+      what: "it was shut down from the server's side and the server started it again",
+      headline: `The kernel on ${this.server.label} was shut down from the server's side and the server started it again: every variable is gone.`,
+      cause: "the kernel was shut down from the server's side and started again there",
+      exit: null,
+      lastLines: [],
+      recovery: 'provisioner',
+    });
+  }
+
   private async afterReconnect(): Promise<void> {
+    this.processEndedThere = false;
     const fresh = this.freshPending;
     this.freshPending = false;
     if (fresh) {

@@ -4,7 +4,7 @@
  * call the model makes next.
  */
 import type { KernelNext } from '../kernel/supervision/kernel-errors.js';
-import { formatDuration } from '../format.js';
+import { cutLine, formatDuration } from '../format.js';
 import { SessionError, type SessionNext } from '../sessions/session-errors.js';
 import type { BusyFacts } from '../sessions/session.js';
 
@@ -48,8 +48,7 @@ export function toolErrorText(error: unknown): string {
 
 /** The first line of some code, short, in backticks, for a one-line mention. */
 export function firstLine(code: string): string {
-  const line = code.trim().split('\n')[0] ?? '';
-  return `\`${line.length > 80 ? `${line.slice(0, 77)}…` : line}\`${code.trim().includes('\n') ? ' …' : ''}`;
+  return `\`${cutLine(code, 80)}\`${code.trim().includes('\n') ? ' …' : ''}`;
 }
 
 /** A call that waited its wait_s for a busy kernel: which run holds it, and how to go on. */

@@ -2,7 +2,7 @@
  * The panel's words for what a session error says can be done: what the person does in the
  * panel, where the tools name the call a model makes (tools/error-words.ts).
  */
-import { formatDuration } from '../../format.js';
+import { cutLine, formatDuration } from '../../format.js';
 import type { SessionError } from '../../sessions/session-errors.js';
 import type { BusyFacts } from '../../sessions/session.js';
 
@@ -28,6 +28,5 @@ export function panelQuestionGoneText(): string {
 
 /** An action that waited for a busy kernel: which run holds it, and what the person can do. */
 export function panelBusyText(busy: BusyFacts): string {
-  const line = busy.code.trim().split('\n')[0] ?? '';
-  return `The session is running code (run ${busy.run}, for ${formatDuration(busy.runningMs)}: ${line.length > 60 ? `${line.slice(0, 59)}…` : line}); interrupt it first, or try again when it ends.`;
+  return `The session is running code (run ${busy.run}, for ${formatDuration(busy.runningMs)}: ${cutLine(busy.code, 60)}); interrupt it first, or try again when it ends.`;
 }

@@ -17,6 +17,7 @@
  * the kernel, so they are POSTs, guarded like every action; on a busy session they wait a
  * little and then say which run holds the kernel.
  */
+import { cutLine } from '../../format.js';
 import type { DaemonServices } from '../../services.js';
 import type { HelperOutcome, Session } from '../../sessions/session.js';
 import { PANEL_CLIENT } from '../../sessions/parties.js';
@@ -149,7 +150,7 @@ export class PanelWorkspace {
     const stale = snap === null || watch.dirty || snap.kernelStart !== session.facts().startedAt;
     const running = session.facts().running;
     const front = session.runs.lastUnfinished();
-    const busy = stale && !isFree(session) ? { run: running?.run ?? front?.id ?? null, since: running?.since ?? null, code: firstLine(running?.code ?? front?.code ?? '') } : null;
+    const busy = stale && !isFree(session) ? { run: running?.run ?? front?.id ?? null, since: running?.since ?? null, code: cutLine(running?.code ?? front?.code ?? '', 80) } : null;
     return {
       names: snap?.names ?? [],
       count: snap?.count ?? 0,
@@ -333,11 +334,6 @@ function variablesLook(session: string): string {
 
 function isFree(session: Session): boolean {
   return session.state === 'idle' && !session.runs.lastUnfinished();
-}
-
-function firstLine(code: string): string {
-  const line = code.trim().split('\n')[0] ?? '';
-  return line.length > 80 ? `${line.slice(0, 77)}…` : line;
 }
 
 /** A helper's answer, or the panel's words for the run that holds the kernel (409). */
