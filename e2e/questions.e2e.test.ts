@@ -80,7 +80,7 @@ describe('questions the code asks, answered by the person through the client', (
     replies = [{ action: 'decline' }];
     const result = await call(client, 'run_python', { code: 'answer = input("Delete everything? ")' });
     assert.equal(result.isError, true);
-    assert.match(text(result), /KeyboardInterrupt.*declined in form-client to answer "Delete everything\? "/);
+    assert.match(text(result), /KeyboardInterrupt.*declined in form-client's form \(by the person, or by the client where it shows none\): no answer to "Delete everything\? "/);
     assert.equal(text(await call(client, 'run_python', { code: 'kept' })), '42\n');
   });
 
@@ -178,7 +178,7 @@ describe('questions in the built-in worker (an interpreter without ipykernel)', 
     assert.equal(text(answered), `before\nYour name? Ada\nPassword: ········\nAda ${SECRET.length}\n`);
     replies = [{ action: 'decline' }];
     const declined = await call(client, 'run_python', { code: 'input("Sure? ")' });
-    assert.match(text(declined), /KeyboardInterrupt.*declined in form-client/);
+    assert.match(text(declined), /KeyboardInterrupt.*declined in form-client's form/);
     const plain = await harness.connect('no-forms');
     const refused = await call(plain, 'run_python', { code: 'input("Name? ")' });
     assert.match(text(refused), /EOFError.*"Name\? " got no answer/);

@@ -95,7 +95,7 @@ describe('questions the code asks', () => {
     assert.equal(session.answerQuestion(view.id, { action: 'decline' }, PANEL_CLIENT), 'declined');
     const sent = await answer;
     assert.ok(sent.startsWith(`${NOT_AN_ANSWER}declined:`), sent);
-    assert.match(sent, /declined in the panel to answer "Password: "/);
+    assert.match(sent, /the person declined in the panel: no answer to "Password: "/);
     cell.raise('KeyboardInterrupt');
     untie();
     await handle.done;

@@ -13,6 +13,7 @@ import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { InputRequest } from '../kernel/messaging/transport.js';
 import { answerReply, declinedReply, unansweredReply } from '../kernel/messaging/input-replies.js';
+import { PANEL_CLIENT } from './parties.js';
 
 /** What anyone may see of a question: never its answer. */
 export interface QuestionView {
@@ -84,7 +85,9 @@ export class Question extends EventEmitter<QuestionEvents> {
       this.close('answered');
       return 'answered';
     }
-    this.request.reply(declinedReply(`${by === 'panel' ? 'the person declined in the panel' : `the person declined in ${by}`} to answer ${JSON.stringify(this.prompt)}`));
+    // A client declines for the person where it cannot show a form (Codex's exec mode does).
+    const who = by === PANEL_CLIENT ? 'the person declined in the panel' : `declined in ${by}'s form (by the person, or by the client where it shows none)`;
+    this.request.reply(declinedReply(`${who}: no answer to ${JSON.stringify(this.prompt)}`));
     this.close('declined');
     return 'declined';
   }
