@@ -102,6 +102,16 @@ describe('a kernel we start', () => {
     assert.equal(outputText(kept.outputs), '0\n');
   });
 
+  test('the inputs of cells more than 1000 back are let go (_i<N>); In, _i and the recent ones stay; no database queue grows', async () => {
+    await kernel.execute('first_cell = 1');
+    // The count jumps, as after 1000 more cells; that cell's end lets the old inputs go.
+    await kernel.execute('get_ipython().execution_count = 5000');
+    const kept = await kernel.execute(
+      "hm = get_ipython().history_manager\nfirst = In.index('first_cell = 1')\nrecent = [k for k in list(globals()) if k[:2] == '_i' and k[2:].isdigit() and int(k[2:]) >= 5000]\n[f'_i{first}' in globals(), len(recent) == 1, _i == 'get_ipython().execution_count = 5000', len(hm.db_input_cache) <= 1, len(hm.db_output_cache)]",
+    );
+    assert.equal(outputText(kept.outputs), '[False, True, True, True, 0]\n');
+  });
+
   test('errors name the line in the cell and keep what was printed before', async () => {
     const result = await kernel.execute("print('before')\nundefined_name");
     assert.equal(result.status, 'error');
