@@ -53,21 +53,6 @@ describe('questions the code asks', () => {
     await helper;
   });
 
-  test("a run that may ask waits for the kernel's stdin channel: a question sent before it connects would be lost", async () => {
-    let connect!: () => void;
-    provisioner.process.transport.stdinReady = new Promise((resolve) => (connect = resolve));
-    const handle = session.submit({ code: 'input()', client: 'c', outputLimit: LIMIT });
-    let arrived: FakeCell | undefined;
-    const next = provisioner.nextCell().then((cell) => (arrived = cell));
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(arrived, undefined, 'not sent while stdin is not connected');
-    connect();
-    const cell = await next;
-    assert.equal(cell.allowsStdin, true);
-    cell.finish();
-    await handle.done;
-  });
-
   test('answered in the panel: the kernel gets the line; the facts show the question, never the answer', async () => {
     const { cell, untie, handle } = await running();
     const answer = cell.ask('Your name? ');

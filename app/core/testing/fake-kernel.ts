@@ -109,15 +109,9 @@ export class FakeTransport extends EventEmitter<TransportEvents> implements Kern
   /** The session id the fake's requests carry (its kernel's publications under another are another client's). */
   readonly session = 'client';
   private readonly router = new MessageRouter();
-  /** What readyForInput resolves with: a test holds it back to play a stdin channel not yet connected. */
-  stdinReady: Promise<void> = Promise.resolve();
 
   constructor(private readonly process: FakeProcess) {
     super();
-  }
-
-  readyForInput(): Promise<void> {
-    return this.stdinReady;
   }
 
   request(_channel: RequestChannel, msgType: string, content: JsonObject, beforeSend?: (msgId: string) => void): SentRequest {

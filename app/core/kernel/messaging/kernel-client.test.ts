@@ -1,11 +1,13 @@
 /** The client against a scripted peer over real ZeroMQ: forged messages are dropped and counted. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import * as zmq from 'zeromq';
 import { createMessage, decodeMessage, encodeMessage, Signer, type JupyterMessage } from '../../wire/index.js';
 import { newKey, type ConnectionInfo } from './connection-info.js';
 import { KernelClient } from './kernel-client.js';
-import { waitFor } from '../../testing/wait-for.js';
+import { nextEvent, waitFor } from '../../testing/wait-for.js';
+import type { InputRequest } from './transport.js';
 
 async function bindRandom<S extends zmq.Socket>(socket: S): Promise<number> {
   await socket.bind('tcp://127.0.0.1:*');
@@ -71,5 +73,62 @@ test('replies and iopub messages with a bad signature are never acted on', async
   } finally {
     client.close();
     for (const socket of [shell, iopub, ...others]) socket.close();
+  }
+});
+
+test('ready means a question can reach us: waitForReady waits for the stdin socket, which connects on its own', async () => {
+  // The kernel sends input_request to our routing id on its stdin ROUTER, which cannot route to a
+  // peer not yet connected. Here the client's first stdin connection is dropped before it is a
+  // ZeroMQ connection (a kernel still starting), so its stdin socket retries ~100 ms later, while
+  // shell and iopub are up and the kernel answers at once.
+  const key = newKey();
+  const signer = new Signer(Buffer.from(key));
+  const shell = new zmq.Router({ linger: 0 });
+  const iopub = new zmq.XPublisher({ linger: 0 });
+  const stdin = new zmq.Router({ linger: 0 }); // as a kernel's: what it cannot route, it drops
+  const others = [new zmq.Router({ linger: 0 }), new zmq.Reply({ linger: 0 })];
+  const early = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => early.listen(0, '127.0.0.1', resolve));
+  const stdinPort = (early.address() as AddressInfo).port;
+  const firstTry = new Promise<void>((resolve) => early.once('connection', () => resolve()));
+  const info: ConnectionInfo = {
+    transport: 'tcp',
+    ip: '127.0.0.1',
+    shell_port: await bindRandom(shell),
+    iopub_port: await bindRandom(iopub),
+    stdin_port: stdinPort,
+    control_port: await bindRandom(others[0]),
+    hb_port: await bindRandom(others[1]),
+    key,
+    signature_scheme: 'hmac-sha256',
+  };
+  const client = new KernelClient(info);
+  try {
+    const asked = nextEvent<[InputRequest]>(client, 'input', 'the question asked right after ready', 5000);
+    const ready = client.waitForReady(10_000);
+    await firstTry;
+    await new Promise<void>((resolve) => early.close(() => resolve()));
+    await stdin.bind(`tcp://127.0.0.1:${stdinPort}`);
+    const [subscription] = await iopub.receive();
+    assert.equal(subscription[0], 1, 'the client subscribed to iopub');
+    // The kernel answers the first kernel_info_request on shell and iopub.
+    const [identity, ...rest] = await shell.receive();
+    const request = decodeMessage([identity, ...rest], signer);
+    assert.ok(request.ok);
+    const respond = (type: string, content: Record<string, unknown>): Buffer[] => {
+      const message = createMessage(type, 'kernel', content, request.message.header) as JupyterMessage;
+      message.identities = [identity];
+      return encodeMessage(message, signer);
+    };
+    await iopub.send(respond('status', { execution_state: 'idle' }).slice(1));
+    await shell.send(respond('kernel_info_reply', { status: 'ok', protocol_version: '5.3' }));
+    await ready;
+    // At once, as code that calls input() first thing does.
+    await stdin.send(respond('input_request', { prompt: 'Your name? ', password: false }));
+    assert.equal((await asked)[0].prompt, 'Your name? ');
+  } finally {
+    client.close();
+    early.close();
+    for (const socket of [shell, iopub, stdin, ...others]) socket.close();
   }
 });

@@ -12,6 +12,7 @@ import { createMessage, decodeMessage, encodeMessage, Signer, type JsonObject, t
 import { channelUrl, type ConnectionInfo } from './connection-info.js';
 import { reasonOf, silentLogger, type EngineLogger } from '../logger.js';
 import { awaitReady, ReadinessError } from './readiness.js';
+import { TIMED_OUT, upTo } from '../../timers.js';
 import { askOrRefuse, inputRequestOf, MessageRouter, type IopubHandler, type KernelInfo, type KernelTransport, type RequestChannel, type SentRequest, type TransportEvents } from './transport.js';
 
 export type { IopubHandler, KernelInfo, RequestChannel } from './transport.js';
@@ -51,7 +52,7 @@ export class KernelClient extends EventEmitter<TransportEvents> implements Kerne
   private readonly sendQueues: Record<RequestChannel, SendQueue>;
   private readonly router = new MessageRouter();
   private closed = false;
-  /** The stdin channel's handshake with the kernel is done (see readyForInput). */
+  /** Settles when the stdin socket's ZMTP handshake with the kernel is done (see waitForReady). */
   private readonly stdinConnected: Promise<void>;
 
   constructor(
@@ -66,9 +67,10 @@ export class KernelClient extends EventEmitter<TransportEvents> implements Kerne
     this.control = new zmq.Dealer({ linger: 0 });
     this.stdin = new zmq.Dealer({ linger: 0, routingId });
     this.iopub = new zmq.Subscriber({ linger: 0 });
-    // Watched before connecting: an observer made later misses the events before it.
-    this.stdinConnected = new Promise((resolve) => this.stdin.events.on('handshake', () => resolve()));
     this.iopub.subscribe();
+    // Watched before connecting, so the handshake cannot be missed (the watch ends with the socket).
+    const stdinEvents = this.stdin.events;
+    this.stdinConnected = new Promise((resolve) => stdinEvents.on('handshake', () => resolve()));
     this.shell.connect(channelUrl(info, 'shell'));
     this.control.connect(channelUrl(info, 'control'));
     this.stdin.connect(channelUrl(info, 'stdin'));
@@ -130,15 +132,6 @@ export class KernelClient extends EventEmitter<TransportEvents> implements Kerne
     askOrRefuse(this, request);
   }
 
-  /**
-   * Until the stdin channel's handshake is done, the kernel's ROUTER socket does not know us there
-   * and drops an input request sent to us, and the code would wait for its answer forever. Shell
-   * being ready says nothing of stdin: under load the first run can come first.
-   */
-  readyForInput(): Promise<void> {
-    return this.stdinConnected;
-  }
-
   onParent(msgId: string, handler: IopubHandler): () => void {
     return this.router.onParent(msgId, handler);
   }
@@ -160,8 +153,17 @@ export class KernelClient extends EventEmitter<TransportEvents> implements Kerne
 
   /** The shared readiness handshake, with the intervals a kernel on this machine answers in. */
   async waitForReady(timeoutMs: number, isAlive: () => boolean = () => true): Promise<KernelInfo> {
+    const deadline = Date.now() + timeoutMs;
     try {
-      return await awaitReady(this, { timeoutMs, firstIntervalMs: 50, maxIntervalMs: 500, stopped: () => (isAlive() ? null : 'the kernel process exited while starting') });
+      const info = await awaitReady(this, { timeoutMs, firstIntervalMs: 50, maxIntervalMs: 500, stopped: () => (isAlive() ? null : 'the kernel process exited while starting') });
+      // The kernel sends input_request to our routing id on its stdin ROUTER, which drops what it
+      // cannot route: a question asked before our stdin socket is connected would be lost and the
+      // code would wait forever. The sockets connect on their own (each retries every ~100 ms while
+      // the kernel is not yet listening), so shell answering does not mean stdin is connected.
+      if ((await upTo(this.stdinConnected, Math.max(0, deadline - Date.now()))) === TIMED_OUT) {
+        throw new ReadinessError(`the kernel did not accept a connection on its stdin channel within ${Math.round(timeoutMs / 1000)} s`, 'timeout');
+      }
+      return info;
     } catch (error) {
       if (error instanceof ReadinessError && error.kind === 'closed') throw new KernelClientClosedError();
       throw error;

@@ -82,11 +82,6 @@ export interface KernelTransport extends EventEmitter<TransportEvents> {
    * after it means the output is lost; undefined where that cannot happen.
    */
   readonly outputWatchdogMs?: number;
-  /**
-   * Resolves once the kernel can reach us with a question on stdin (a ZeroMQ stdin socket's
-   * handshake); absent where requests and questions share one connection.
-   */
-  readyForInput?(): Promise<void>;
   /** Sends a request; `beforeSend` runs with its msg_id first, so iopub routing is in place before any reply. */
   request(channel: RequestChannel, msgType: string, content: JsonObject, beforeSend?: (msgId: string) => void): SentRequest;
   /** Routes iopub messages whose parent is `msgId` to `handler` until removed or abandoned. */

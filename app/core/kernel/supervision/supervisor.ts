@@ -44,9 +44,6 @@ export interface SupervisorOptions {
   logger?: EngineLogger;
 }
 
-/** How long a run that may ask waits for the kernel's stdin channel to be connected (moments, normally none). */
-const STDIN_READY_MS = 10_000;
-
 export interface ExecuteOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -256,8 +253,7 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
     if (options.signal?.aborted) throw new Error('Cancelled before it started.');
     const incarnation = await this.usable();
     const { transport } = incarnation;
-    // Without its stdin channel, a question would be lost and the code left waiting: then input() fails at once.
-    const askable = options.onInput !== undefined && (await settledWithin(transport.readyForInput?.() ?? Promise.resolve(), STDIN_READY_MS));
+    const askable = options.onInput !== undefined;
     const storeHistory = options.storeHistory ?? true;
     const future = new ExecutionFuture({ ...this.supervision.outputLimits, ...options.limits }, options.onOutput);
     this.running = future;
