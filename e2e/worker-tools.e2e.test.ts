@@ -94,11 +94,12 @@ for (const python of cases) {
       assert.equal(full.trim().split('\n').length, 3000);
     });
 
-    test('stdin is closed: input() fails clearly and the session stays', async () => {
+    test('input() with no form to show it and no panel open fails clearly at once, and the session stays', async () => {
+      // The worker asks like a kernel (its stdin channel); this client shows no forms and no panel is open.
       const asked = await run("print('asking')\nanswer = input('name? ')");
       assert.equal(asked.isError, true);
       assert.match(text(asked), /^asking\n/);
-      assert.match(text(asked), /Python error: EOFError on line 2: input\(\) cannot be answered: this Python session has no stdin/);
+      assert.match(text(asked), /Python error: EOFError on line 2: "name\? " got no answer: the client that ran this code cannot show the person a form, and no panel was open to answer in\./);
       assert.equal(text(await run('label')), "'hello'\n");
     });
 
