@@ -84,9 +84,17 @@ describe("the Clients view tells Gemini CLI's folder trust, in Chromium", { skip
     const settings = JSON.parse(readFileSync(join(home, '.gemini', 'settings.json'), 'utf8'));
     assert.ok(settings.mcpServers['python-session'], 'the entry was written');
     // The notes stay inside the card, long paths and all.
-    const [cardBox, notesBox] = [await card().boundingBox(), await notes.boundingBox()];
-    assert.ok(cardBox && notesBox && notesBox.x + notesBox.width <= cardBox.x + cardBox.width, 'the notes fit in the card');
-    await card().scrollIntoViewIfNeeded();
+    // Measured in the page in one go: the card may be drawn again (a status refresh) between two
+    // separate looks, and a box looked for while it is replaced is none (seen once under load).
+    const fits = await page.waitForFunction(() => {
+      const drawn = document.querySelector('.client-card[data-client="gemini-cli"]');
+      const box = drawn?.querySelector('.client-notes');
+      if (!drawn || !box || !box.getBoundingClientRect().width) return null;
+      return { notesRight: box.getBoundingClientRect().right, cardRight: drawn.getBoundingClientRect().right };
+    });
+    const { notesRight, cardRight } = (await fits.jsonValue())!;
+    assert.ok(notesRight <= cardRight, `the notes fit in the card (notes end at ${notesRight}, the card at ${cardRight})`);
+    // Full-page screenshots need no scroll to the card (which a refresh may be drawing again).
     await page.screenshot({ path: join(ARTIFACTS, 'panel-clients-gemini.png'), fullPage: true });
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: join(ARTIFACTS, 'panel-clients-gemini-dark.png'), fullPage: true });
