@@ -33,11 +33,30 @@ describe('the workspace in the panel: variables, data viewer, console, open else
   const pageErrors: string[] = [];
   /** Bodies of the data requests the page sent, to show that only the rows in view travel. */
   const dataRequests: Record<string, unknown>[] = [];
+  const dataAnswers: string[] = [];
 
   const model = async (code: string) => {
     const result = await call(client, 'run_python', { code });
     assert.ok(!result.isError, JSON.stringify(result));
     return text(result);
+  };
+  /** Waits for the data viewer to draw row `n`; a timeout says what the viewer showed instead. */
+  const viewerRow = async (n: number) => {
+    try {
+      await page.locator(`#dialog-data tbody tr[data-row="${n}"]`).waitFor(WAIT);
+    } catch (error) {
+      const seen = await page.evaluate(() => {
+        const scroller = document.querySelector('#dialog-data .data-scroll') as HTMLElement | null;
+        const rows = Array.from(document.querySelectorAll('#dialog-data tbody tr'));
+        return {
+          status: document.querySelector('#dialog-data .data-status')?.textContent,
+          problem: (document.querySelector('#dialog-data .data-problem') as HTMLElement | null)?.hidden ? null : document.querySelector('#dialog-data .data-problem')?.textContent,
+          rows: `${rows[0]?.getAttribute('data-row') ?? rows[0]?.className}…${rows.at(-1)?.getAttribute('data-row') ?? rows.at(-1)?.className} (${rows.length})`,
+          scroll: scroller && `${scroller.scrollTop} of ${scroller.scrollHeight - scroller.clientHeight}`,
+        };
+      });
+      throw new Error(`row ${n} never drawn: ${JSON.stringify(seen)}; data answers: ${dataAnswers.slice(-8).join(', ')}; page errors: ${pageErrors.join(' | ')}`, { cause: error });
+    }
   };
   const row = (name: string) => page.locator(`.variables-table tr.variable[data-name="${name}"]`);
   const setTab = async (tab: 'log' | 'variables' | 'figures') => {
@@ -86,6 +105,12 @@ describe('the workspace in the panel: variables, data viewer, console, open else
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('request', (request) => {
       if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/data')) dataRequests.push(JSON.parse(request.postData() ?? '{}'));
+    });
+    // What each data request got back, for the words of a failed wait on the viewer's rows.
+    page.on('response', (response) => {
+      if (response.request().method() !== 'POST' || !new URL(response.url()).pathname.endsWith('/data')) return;
+      const asked = JSON.parse(response.request().postData() ?? '{}') as { offset?: number };
+      dataAnswers.push(`${new Date().toISOString().slice(11, 23)} offset ${asked.offset}: ${response.status()}`);
     });
     assert.equal((await page.goto(panel.url))?.status(), 200);
     await page.waitForFunction(() => document.querySelector('#connection')?.textContent === 'Live', undefined, WAIT);
@@ -241,7 +266,7 @@ describe('the workspace in the panel: variables, data viewer, console, open else
     await dialog.locator('tbody tr[data-row="0"]').waitFor(WAIT);
     const before = dataRequests.length;
     await dialog.locator('.data-scroll').evaluate((el) => (el.scrollTop = el.scrollHeight));
-    await dialog.locator('tbody tr[data-row="999999"]').waitFor(WAIT);
+    await viewerRow(999999);
     assert.equal(await dialog.locator('tbody tr[data-row="999999"] td').first().textContent(), '999999');
     assert.ok(dataRequests.length - before <= 2, `${dataRequests.length - before} blocks fetched for the jump`);
     await dialog.locator('.data-scroll').evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
