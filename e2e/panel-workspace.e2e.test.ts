@@ -269,6 +269,18 @@ describe('the workspace in the panel: variables, data viewer, console, open else
     await viewerRow(999999);
     assert.equal(await dialog.locator('tbody tr[data-row="999999"] td').first().textContent(), '999999');
     assert.ok(dataRequests.length - before <= 2, `${dataRequests.length - before} blocks fetched for the jump`);
+    // A window made shorter at the end keeps the end in view (the place maps rows by proportion,
+    // so a kept pixel offset would land rows short of it), and taller again too.
+    const status = () => page.evaluate(() => document.querySelector('#dialog-data .data-status')?.textContent ?? '');
+    const resizeTo = async (height: number) => {
+      const was = await status();
+      await page.setViewportSize({ width: 1280, height });
+      await page.waitForFunction((w) => document.querySelector('#dialog-data .data-status')?.textContent !== w, was, WAIT);
+    };
+    await resizeTo(640);
+    await viewerRow(999999);
+    await resizeTo(800);
+    await viewerRow(999999);
     await dialog.locator('.data-scroll').evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
     // Waits for the rows of the new place: the end's rows, already drawn, meet a plain "nothing
     // pending" at once, before the scroll has been handled (seen once in a fresh-clone CI run).
@@ -282,6 +294,12 @@ describe('the workspace in the panel: variables, data viewer, console, open else
     );
     const middle = Number(await dialog.locator('tbody tr[data-row]').first().getAttribute('data-row'));
     assert.ok(middle > 400_000 && middle < 600_000, `half way down shows row ${middle}`);
+    // ... and a row half way down stays at the top through a resize.
+    await resizeTo(640);
+    const firstRow = () => dialog.locator('tbody tr[data-row]').first().getAttribute('data-row').then(Number);
+    assert.equal(await firstRow(), middle, 'the same first row after the window got shorter');
+    await resizeTo(800);
+    assert.equal(await firstRow(), middle, 'the same first row after the window got taller');
     await dialog.locator('button', { hasText: 'Close' }).click();
 
     await row('mixed').locator('button.variable-open').click();

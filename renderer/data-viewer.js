@@ -42,6 +42,7 @@ class DataViewer {
     this.generation = 0;
     this.first = 0;
     this.visible = 0;
+    this.viewPx = undefined; // the scroll box's height at the last layout
     this.mode = 'rows';
     this.build();
     dialog.addEventListener('close', () => this.closed(), { once: true });
@@ -134,8 +135,11 @@ class DataViewer {
     this.generation++;
     this.blocks.clear();
     this.loading.clear();
-    if (!keepScroll) this.scroller.scrollTop = 0;
-    if (!keepScroll) this.first = 0;
+    if (!keepScroll) {
+      this.scroller.scrollTop = 0;
+      this.first = 0;
+      this.tbody?.replaceChildren(); // rows of the old order, filter or columns
+    }
     await this.fetchBlock(Math.floor(this.first / BLOCK));
     if (this.mode === 'summary') void this.loadSummary();
   }
@@ -220,9 +224,15 @@ class DataViewer {
         );
       }),
     );
-    this.thead = h('thead', {}, head);
-    this.tbody = h('tbody', {});
-    clear(this.table).append(this.thead, this.tbody);
+    const thead = h('thead', {}, head);
+    // The rows stay until the next ones are drawn: an empty body for a moment would shorten the
+    // scroll range, and the browser would pull the scroll place back from the end.
+    if (this.thead?.parentNode === this.table) this.thead.replaceWith(thead);
+    else {
+      this.tbody = h('tbody', {});
+      clear(this.table).append(thead, this.tbody);
+    }
+    this.thead = thead;
   }
 
   /** Sizes the scroll range for the frame's rows and draws the ones in view. */
@@ -230,10 +240,25 @@ class DataViewer {
     if (!this.meta || this.mode !== 'rows') return;
     const view = this.scroller.clientHeight;
     const headPx = this.thead?.offsetHeight || ROW_PX;
+    const wasAtEnd = this.visible > 0 && this.first > 0 && this.first >= this.totalRows - this.visible;
+    const resized = this.viewPx !== undefined && this.viewPx !== view;
+    this.viewPx = view;
     this.visible = Math.max(1, Math.ceil((view - headPx) / ROW_PX));
     const want = Math.min(this.totalRows * ROW_PX + headPx, MAX_SCROLL_PX);
+    this.window.style.height = `${view}px`;
     this.spacer.style.height = `${Math.max(0, want - view)}px`;
+    // A new height changes the scroll range under a scroll place that maps rows by proportion:
+    // keep the first row in view (or the end) where it was, not the pixel offset.
+    if (resized) this.scrollToRow(wasAtEnd ? Infinity : this.first);
     this.renderRows();
+  }
+
+  /** Puts row `row` (Infinity: the end) at the top of the view. */
+  scrollToRow(row) {
+    const range = this.scroller.scrollHeight - this.scroller.clientHeight;
+    const maxFirst = Math.max(0, this.totalRows - this.visible);
+    if (range <= 0 || maxFirst === 0) return;
+    this.scroller.scrollTop = row >= maxFirst ? range : Math.round((row / maxFirst) * range);
   }
 
   firstRow() {
