@@ -10,7 +10,6 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Output } from '../kernel/execution/outputs.js';
-import { TIMED_OUT, upTo } from '../timers.js';
 import type { Question } from './question.js';
 
 export type RunState = 'queued' | 'running' | 'done';
@@ -204,13 +203,6 @@ export class RunHandle<O = unknown> extends EventEmitter {
       this.emit('waiting', this.waiting);
       signal?.removeEventListener('abort', abort);
     };
-  }
-
-  /** Waits for the end up to `ms`; undefined if the run is still going then. */
-  async waitUpTo(ms: number): Promise<O | undefined> {
-    if (this.outcome !== undefined || this.failure) return this.done;
-    const outcome = await upTo(this.done, ms);
-    return outcome === TIMED_OUT ? undefined : outcome;
   }
 
   /** Keeps the newest stream text within the cap, dropping the oldest text first. */
