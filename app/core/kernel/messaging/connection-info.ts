@@ -1,6 +1,7 @@
 /** Connection files: how a client finds a kernel's five sockets and its signing key. */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile, chmod } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile, chmod } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { join } from 'node:path';
 
 export interface ConnectionInfo {
@@ -42,12 +43,36 @@ export async function removeConnectionFile(path: string): Promise<void> {
   await rm(path, { force: true });
 }
 
-export class ConnectionFileError extends Error {}
+export class ConnectionFileError extends Error {
+  /** True where the file may still be being written (empty, or JSON cut off). */
+  constructor(message: string, readonly mayBeUnfinished = false) {
+    super(message);
+  }
+}
+
+/** How long a connection file written a moment ago may take to be whole (its writer's next write). */
+const BEING_WRITTEN_MS = 2000;
 
 export async function readConnectionFile(path: string): Promise<ConnectionInfo> {
-  let text: string;
+  // A kernel starting by hand writes its file in more than one write (jupyter_client's json.dump),
+  // and a file that has just appeared may be empty or cut off: a new one is read again until it
+  // parses or stops being new. An old file that does not parse is damaged, and is said so at once.
+  const asked = Date.now();
+  for (;;) {
+    try {
+      return parseConnectionFile(path, await readText(path));
+    } catch (error) {
+      const modified = (await stat(path).catch(() => null))?.mtimeMs ?? 0;
+      const fresh = Date.now() - modified < BEING_WRITTEN_MS && Date.now() - asked < BEING_WRITTEN_MS;
+      if (!(error instanceof ConnectionFileError) || !error.mayBeUnfinished || !fresh) throw error;
+      await delay(25);
+    }
+  }
+}
+
+async function readText(path: string): Promise<string> {
   try {
-    text = await readFile(path, 'utf8');
+    return await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ConnectionFileError(
@@ -56,11 +81,14 @@ export async function readConnectionFile(path: string): Promise<ConnectionInfo> 
         : `Cannot read connection file ${path}: ${(error as Error).message}`,
     );
   }
+}
+
+function parseConnectionFile(path: string, text: string): ConnectionInfo {
   let raw: Record<string, unknown>;
   try {
     raw = JSON.parse(text);
   } catch {
-    throw new ConnectionFileError(`Connection file ${path} is not valid JSON.`);
+    throw new ConnectionFileError(`Connection file ${path} is not valid JSON.`, true);
   }
   const ports = ['shell_port', 'iopub_port', 'stdin_port', 'control_port', 'hb_port'] as const;
   for (const port of ports) {
