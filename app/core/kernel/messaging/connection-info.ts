@@ -65,6 +65,8 @@ export async function readConnectionFile(path: string): Promise<ConnectionInfo> 
       const modified = (await stat(path).catch(() => null))?.mtimeMs ?? 0;
       const fresh = Date.now() - modified < BEING_WRITTEN_MS && Date.now() - asked < BEING_WRITTEN_MS;
       if (!(error instanceof ConnectionFileError) || !error.mayBeUnfinished || !fresh) throw error;
+      // A plain, referenced pause, not timers.ts's unref'd sleep: whoever awaits this read (a
+      // script using the library) may have nothing else keeping its process alive.
       await delay(25);
     }
   }
