@@ -43,6 +43,7 @@ class DataViewer {
     this.first = 0;
     this.visible = 0;
     this.viewPx = undefined; // the scroll box's height at the last layout
+    this.rangePx = 0; // its scroll range then
     this.mode = 'rows';
     this.build();
     dialog.addEventListener('close', () => this.closed(), { once: true });
@@ -245,26 +246,39 @@ class DataViewer {
     this.viewPx = view;
     this.visible = Math.max(1, Math.ceil((view - headPx) / ROW_PX));
     const want = Math.min(this.totalRows * ROW_PX + headPx, MAX_SCROLL_PX);
+    // The box's content is the window (the box's height) and the spacer: the range is the spacer.
+    this.rangePx = Math.max(0, want - view);
     this.window.style.height = `${view}px`;
-    this.spacer.style.height = `${Math.max(0, want - view)}px`;
+    this.spacer.style.height = `${this.rangePx}px`;
     // A new height changes the scroll range under a scroll place that maps rows by proportion:
     // keep the first row in view (or the end) where it was, not the pixel offset.
     if (resized) this.scrollToRow(wasAtEnd ? Infinity : this.first);
     this.renderRows();
   }
 
+  /**
+   * The scroll place's span in pixels and in first rows, the two ends of the proportional map, as
+   * the last layout set them: between a resize and its layout the box's live range is already
+   * new while the spacer is not, and rows drawn then (a block arriving) would move the place.
+   */
+  scrollSpan() {
+    return { range: this.rangePx, maxFirst: Math.max(0, this.totalRows - this.visible) };
+  }
+
   /** Puts row `row` (Infinity: the end) at the top of the view. */
   scrollToRow(row) {
-    const range = this.scroller.scrollHeight - this.scroller.clientHeight;
-    const maxFirst = Math.max(0, this.totalRows - this.visible);
+    const { range, maxFirst } = this.scrollSpan();
     if (range <= 0 || maxFirst === 0) return;
     this.scroller.scrollTop = row >= maxFirst ? range : Math.round((row / maxFirst) * range);
   }
 
+  /** The row the scroll place points at: scrollToRow's inverse. */
   firstRow() {
-    const range = this.scroller.scrollHeight - this.scroller.clientHeight;
-    const maxFirst = Math.max(0, this.totalRows - this.visible);
+    const { range, maxFirst } = this.scrollSpan();
     if (range <= 0) return 0;
+    // Scrolled to the bottom is the end, whatever the box's height did since the last layout.
+    const live = this.scroller.scrollHeight - this.scroller.clientHeight;
+    if (live > 0 && this.scroller.scrollTop >= live - 1) return maxFirst;
     return Math.min(maxFirst, Math.round((this.scroller.scrollTop / range) * maxFirst));
   }
 
