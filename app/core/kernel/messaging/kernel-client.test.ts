@@ -103,6 +103,7 @@ test('ready means a question can reach us: waitForReady waits for the stdin sock
     signature_scheme: 'hmac-sha256',
   };
   const client = new KernelClient(info);
+  let answering: Promise<unknown> = Promise.resolve();
   try {
     const asked = nextEvent<[InputRequest]>(client, 'input', 'the question asked right after ready', 5000);
     const ready = client.waitForReady(10_000);
@@ -111,24 +112,30 @@ test('ready means a question can reach us: waitForReady waits for the stdin sock
     await stdin.bind(`tcp://127.0.0.1:${stdinPort}`);
     const [subscription] = await iopub.receive();
     assert.equal(subscription[0], 1, 'the client subscribed to iopub');
-    // The kernel answers the first kernel_info_request on shell and iopub.
-    const [identity, ...rest] = await shell.receive();
-    const request = decodeMessage([identity, ...rest], signer);
-    assert.ok(request.ok);
-    const respond = (type: string, content: Record<string, unknown>): Buffer[] => {
-      const message = createMessage(type, 'kernel', content, request.message.header) as JupyterMessage;
-      message.identities = [identity];
+    // The kernel answers every kernel_info_request on shell and iopub, as a kernel does.
+    const respond = (to: JupyterMessage, type: string, content: Record<string, unknown>): Buffer[] => {
+      const message = createMessage(type, 'kernel', content, to.header) as JupyterMessage;
+      message.identities = to.identities;
       return encodeMessage(message, signer);
     };
-    await iopub.send(respond('status', { execution_state: 'idle' }).slice(1));
-    await shell.send(respond('kernel_info_reply', { status: 'ok', protocol_version: '5.3' }));
+    let lastRequest: JupyterMessage | undefined;
+    answering = (async () => {
+      for (;;) {
+        const request = decodeMessage(await shell.receive(), signer);
+        assert.ok(request.ok);
+        lastRequest = request.message;
+        await iopub.send(respond(request.message, 'status', { execution_state: 'idle' }).slice(1));
+        await shell.send(respond(request.message, 'kernel_info_reply', { status: 'ok', protocol_version: '5.3' }));
+      }
+    })().catch(() => undefined); // ends when the sockets close
     await ready;
     // At once, as code that calls input() first thing does.
-    await stdin.send(respond('input_request', { prompt: 'Your name? ', password: false }));
+    await stdin.send(respond(lastRequest!, 'input_request', { prompt: 'Your name? ', password: false }));
     assert.equal((await asked)[0].prompt, 'Your name? ');
   } finally {
     client.close();
     early.close();
     for (const socket of [shell, iopub, stdin, ...others]) socket.close();
+    await answering;
   }
 });

@@ -154,8 +154,9 @@ export class KernelClient extends EventEmitter<TransportEvents> implements Kerne
   /** The shared readiness handshake, with the intervals a kernel on this machine answers in. */
   async waitForReady(timeoutMs: number, isAlive: () => boolean = () => true): Promise<KernelInfo> {
     const deadline = Date.now() + timeoutMs;
+    const ready = () => awaitReady(this, { timeoutMs: Math.max(1, deadline - Date.now()), firstIntervalMs: 50, maxIntervalMs: 500, stopped: () => (isAlive() ? null : 'the kernel process exited while starting') });
     try {
-      const info = await awaitReady(this, { timeoutMs, firstIntervalMs: 50, maxIntervalMs: 500, stopped: () => (isAlive() ? null : 'the kernel process exited while starting') });
+      await ready();
       // The kernel sends input_request to our routing id on its stdin ROUTER, which drops what it
       // cannot route: a question asked before our stdin socket is connected would be lost and the
       // code would wait forever. The sockets connect on their own (each retries every ~100 ms while
@@ -163,7 +164,11 @@ export class KernelClient extends EventEmitter<TransportEvents> implements Kerne
       if ((await upTo(this.stdinConnected, Math.max(0, deadline - Date.now()))) === TIMED_OUT) {
         throw new ReadinessError(`the kernel did not accept a connection on its stdin channel within ${Math.round(timeoutMs / 1000)} s`, 'timeout');
       }
-      return info;
+      // The handshake is done on our side once the kernel's half has reached us, but ours (our
+      // routing id) may still be unread by the kernel's I/O thread, and its ROUTER would drop a
+      // question until then. One more round trip on shell, sent after ours, comes back only once
+      // that thread has read what reached it before the request.
+      return await ready();
     } catch (error) {
       if (error instanceof ReadinessError && error.kind === 'closed') throw new KernelClientClosedError();
       throw error;
