@@ -36,6 +36,8 @@ const FAST: RemoteKernelOptions = {
   pingIntervalMs: 1000,
   pingTimeoutMs: 2000,
   startTimeoutMs: 60_000,
+  // Beyond BOUNDED: an interrupt from elsewhere must be settled by the kernel's answers, not by this bound.
+  endedThereWaitMs: 120_000,
 };
 
 describe('a kernel on a Jupyter server', { skip }, () => {
@@ -127,6 +129,20 @@ describe('a kernel on a Jupyter server', { skip }, () => {
     assert.equal(result.interrupted, true);
     assert.equal(result.error?.ename, 'KeyboardInterrupt');
     assert.equal(outputText((await kernel.execute('kept_through_interrupt')).outputs), '40\n');
+  });
+
+  test('an interrupt sent through the server by someone else (JupyterLab): the run is told KeyboardInterrupt once the kernel answers on control, and goes on', BOUNDED, async () => {
+    await kernel.execute('kept_through_their_interrupt = 41');
+    let sleeping!: () => void;
+    const asleep = new Promise<void>((resolve) => (sleeping = resolve));
+    const running = kernel.execute("import time\nprint('sleeping', flush=True)\ntime.sleep(60)", { onOutput: () => sleeping() });
+    await asleep;
+    await api.interrupt(kernel.provisioner.kernelId);
+    const result = await running;
+    assert.notEqual(result.interrupted, true, 'not asked for here');
+    assert.equal(result.error?.ename, 'KeyboardInterrupt');
+    assert.equal(kernel.provisioner.connection.state, 'connected');
+    assert.equal(outputText((await kernel.execute('kept_through_their_interrupt')).outputs), '41\n');
   });
 
   test('a timeout interrupts the run', BOUNDED, async () => {

@@ -96,8 +96,8 @@ export interface KernelProvisioner extends EventEmitter<ProvisionerEvents> {
   readonly place: KernelPlace;
   /**
    * Its kernels can be shut down from elsewhere, and are interrupted first (a Jupyter server
-   * stopping): a KeyboardInterrupt nobody here asked for then waits a moment for the end that
-   * may follow, so that is what the caller is told.
+   * stopping): a KeyboardInterrupt nobody here asked for then waits for the end that may follow,
+   * until the kernel shows it goes on, so that is what the caller is told.
    */
   readonly endedFromElsewhere: boolean;
   readonly pid: number | undefined;

@@ -12,7 +12,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { settledWithin, sleep } from '../../timers.js';
+import { settledWithin } from '../../timers.js';
 import { ExecutionFuture, type OutputLimits } from '../execution/execution.js';
 import { ForeignCellAssembler, type ForeignCell } from '../execution/foreign-cells.js';
 import { ConnectionLostError, KernelClosedError, KernelDiedError, KernelGaveUpError, KernelNotOursError, lostLine, notOursMessage, outputLostMessage } from './kernel-errors.js';
@@ -29,12 +29,14 @@ export type KernelState = 'starting' | 'idle' | 'busy' | 'restarting' | 'dead' |
 
 /** How long an interrupted run may take to stop, once its interrupt went out, before a kernel we own is restarted. */
 export const DEFAULT_INTERRUPT_GRACE_MS = 3000;
-/** How long a KeyboardInterrupt nobody asked for waits for an end from the kernel's side. */
-const ENDED_THERE_WAIT_MS = 500;
+/** The longest a KeyboardInterrupt nobody asked for waits for an end from the kernel's side when the kernel does not show it goes on. */
+const ENDED_THERE_WAIT_MS = 5000;
 
 export interface SupervisorOptions {
   /** How long an interrupted run may take to stop before the kernel is restarted. */
   interruptGraceMs?: number;
+  /** The longest a KeyboardInterrupt nobody here asked for waits for an end from the kernel's side (default 5 s; see endedThereRightAfter). */
+  endedThereWaitMs?: number;
   /** Replace a kernel that died (default true; only kernels we own are replaced). */
   autoRestart?: boolean;
   /** When to stop replacing a kernel that keeps dying soon after it starts. */
@@ -310,7 +312,7 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
     try {
       const result = await future.done;
       if (result.error?.ename === 'KeyboardInterrupt' && !result.interrupted && !result.timedOut && this.provisioner.endedFromElsewhere) {
-        const ended = await this.endedThereRightAfter();
+        const ended = await this.endedThereRightAfter(transport);
         if (ended) throw ended;
       }
       if (result.executionCount !== null && storeHistory) this.lastExecutionCount = result.executionCount;
@@ -337,18 +339,50 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
 
   /**
    * A KeyboardInterrupt nobody here asked for may be the first step of an end from the kernel's
-   * side (a Jupyter server interrupts its kernels before it shuts them down): when that follows
-   * within moments, it is what the caller is told.
+   * side (a Jupyter server interrupts its kernels before it shuts or restarts them): when that
+   * follows, it is what the caller is told. The wait ends on an event: that end, or the kernel
+   * showing it goes on; a timer bounds it only for a kernel that shows neither.
    */
-  private endedThereRightAfter(): Promise<KernelDiedError | null> {
+  private endedThereRightAfter(transport: KernelTransport): Promise<KernelDiedError | null> {
+    const probes = new Set<string>();
     return new Promise((resolve) => {
       const done = (error: KernelDiedError | null) => {
-        this.endedThereWaiters.delete(done);
+        if (!this.endedThereWaiters.delete(done)) return;
+        clearTimeout(fallback);
+        for (const msgId of probes) transport.abandon(msgId, new Error('no longer needed'));
         resolve(error);
       };
       this.endedThereWaiters.add(done);
-      void sleep(ENDED_THERE_WAIT_MS).then(() => done(null));
+      // Referenced, unlike timers.ts's: the caller awaits this run, and the bound is short.
+      const fallback = setTimeout(() => done(null), this.supervision.endedThereWaitMs ?? ENDED_THERE_WAIT_MS);
+      void this.goesOn(transport, probes).then((on) => on && done(null));
     });
+  }
+
+  /**
+   * Two kernel_info round trips on control. A server ending the kernel sent its shutdown_request
+   * on control right after the interrupt, so before the interrupted run's reply reached us; a
+   * kernel reads control messages one at a time and stops reading once it handles a shutdown. The
+   * first probe may be read before a shutdown waiting beside it (ZeroMQ takes turns between
+   * senders); the second, sent after the first's answer, cannot be. A fixed pause (0.5 s) was
+   * too short on a loaded machine: the interrupted run was told KeyboardInterrupt instead of the
+   * server's shutdown that followed.
+   */
+  private async goesOn(transport: KernelTransport, probes: Set<string>): Promise<boolean> {
+    for (let round = 0; round < 2; round++) {
+      if (!transport.isOpen) return false;
+      const { msgId, reply } = transport.request('control', 'kernel_info_request', {});
+      probes.add(msgId);
+      try {
+        await reply;
+      } catch {
+        return false;
+      } finally {
+        probes.delete(msgId);
+        transport.abandon(msgId);
+      }
+    }
+    return true;
   }
 
   private tellEndedThere(error: KernelDiedError): void {
@@ -521,6 +555,7 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
       ? new KernelGaveUpError(message, death.exit, lost, lines)
       : new KernelDiedError(message, death.exit, lost, (replace && !givesUp) || recovery === 'provisioner', recovery === 'provisioner' ? 'coming-back' : undefined);
     this.running?.fail(error);
+    this.tellEndedThere(error);
     this.logger.write('warn', `kernel ${this.id} died: ${death.what}`);
     if (replace && !givesUp) {
       this.emit('died', error);
