@@ -371,15 +371,19 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
   private async goesOn(transport: KernelTransport, probes: Set<string>): Promise<boolean> {
     for (let round = 0; round < 2; round++) {
       if (!transport.isOpen) return false;
-      const { msgId, reply } = transport.request('control', 'kernel_info_request', {});
-      probes.add(msgId);
+      let msgId: string | undefined;
       try {
-        await reply;
+        const sent = transport.request('control', 'kernel_info_request', {});
+        msgId = sent.msgId;
+        probes.add(msgId);
+        await sent.reply;
       } catch {
-        return false;
+        return false; // the connection went: what it means is told by its own event
       } finally {
-        probes.delete(msgId);
-        transport.abandon(msgId);
+        if (msgId !== undefined) {
+          probes.delete(msgId);
+          transport.abandon(msgId);
+        }
       }
     }
     return true;
