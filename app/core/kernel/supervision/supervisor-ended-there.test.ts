@@ -28,6 +28,8 @@ class InterruptedElsewhere extends EventEmitter<TransportEvents> implements Kern
   readonly abandoned: string[] = [];
   private readonly handlers = new Map<string, IopubHandler>();
   private readonly pending = new Map<string, (error: Error) => void>();
+  /** Called right after the run's reply is handled, in the same turn. */
+  afterReply: (() => void) | undefined;
 
   constructor(private readonly probe: (n: number) => 'answer' | 'silent') {
     super();
@@ -46,7 +48,15 @@ class InterruptedElsewhere extends EventEmitter<TransportEvents> implements Kern
         iopub?.(kernel('error', { ename: 'KeyboardInterrupt', evalue: '', traceback: ['KeyboardInterrupt'] }));
         iopub?.(kernel('status', { execution_state: 'idle' }));
       });
-      return { msgId, reply: Promise.resolve(kernel('execute_reply', { ...INTERRUPTED, execution_count: 1 })) };
+      let deliver!: (message: JupyterMessage) => void;
+      const reply = new Promise<JupyterMessage>((resolve) => (deliver = resolve));
+      setImmediate(() => {
+        // Registered after the supervisor's own handler, so it runs once the run is settled and
+        // before the supervisor reads its result: what one read of a socket does.
+        if (this.afterReply) void reply.then(this.afterReply);
+        deliver(kernel('execute_reply', { ...INTERRUPTED, execution_count: 1 }));
+      });
+      return { msgId, reply };
     }
     if (channel === 'control' && msgType === 'kernel_info_request') {
       this.probes.push(msgId);
@@ -113,7 +123,7 @@ class ServerKernel extends EventEmitter<ProvisionerEvents> implements KernelProv
 }
 
 /** Far beyond each test's own timeout: a test that passes was decided by an event, not by this timer. */
-const NEVER = { endedThereWaitMs: 10 * 60_000 };
+const NEVER = { endedThereWaitMs: 30_000 };
 const BOUNDED = { timeout: 10_000 };
 
 async function kernelWith(probe: (n: number) => 'answer' | 'silent', options = NEVER): Promise<{ kernel: KernelSupervisor<ServerKernel>; server: ServerKernel }> {
@@ -156,6 +166,13 @@ test('a shutdown waiting beside the first probe: the second goes unanswered and 
   server = made.server;
   await assert.rejects(made.kernel.execute('import time; time.sleep(30)'), /shut down from the server's side while this ran/);
   assert.equal(server.transport.probes.length, 2);
+});
+
+test('an end that arrives with the run’s last messages, before the supervisor looks at its KeyboardInterrupt: the run is told at once', BOUNDED, async () => {
+  const { kernel, server } = await kernelWith(() => 'silent');
+  server.transport.afterReply = () => server.emit('run-ended-there', "The kernel on lab was shut down from the server's side while this ran.", 'A fresh kernel will be started.');
+  await assert.rejects(kernel.execute('import time; time.sleep(30)'), /shut down from the server's side while this ran/);
+  assert.equal(server.transport.probes.length, 0, 'nothing asked of a kernel that is ending');
 });
 
 test('a restart from the server’s side after the interrupt: the run is told the kernel was restarted and what was lost', BOUNDED, async () => {

@@ -108,7 +108,7 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
   private kernelInfoValue: KernelInfo | undefined;
   /** Set between a death the provisioner recovers from and its new process, so the restart is reported once. */
   private pendingRecovery: RestartedInfo | null = null;
-  private readonly endedThereWaiters = new Set<(error: KernelDiedError) => void>();
+  private readonly endedThereListeners = new Set<(error: KernelDiedError) => void>();
   private readonly policy: RestartPolicy;
   private readonly logger: EngineLogger;
 
@@ -309,15 +309,21 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
       interrupt();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    // An end from the kernel's side can arrive with the run's last messages, in the same read,
+    // after the run is settled and before the KeyboardInterrupt check below looks for it.
+    let endedDuringRun = null as KernelDiedError | null;
+    const noteEnd = (error: KernelDiedError) => (endedDuringRun ??= error);
+    this.endedThereListeners.add(noteEnd);
     try {
       const result = await future.done;
       if (result.error?.ename === 'KeyboardInterrupt' && !result.interrupted && !result.timedOut && this.provisioner.endedFromElsewhere) {
-        const ended = await this.endedThereRightAfter(transport);
+        const ended = endedDuringRun ?? (await this.endedThereRightAfter(transport));
         if (ended) throw ended;
       }
       if (result.executionCount !== null && storeHistory) this.lastExecutionCount = result.executionCount;
       return result;
     } finally {
+      this.endedThereListeners.delete(noteEnd);
       clearTimeout(timer);
       clearTimeout(watchdog);
       options.signal?.removeEventListener('abort', onAbort);
@@ -347,12 +353,12 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
     const probes = new Set<string>();
     return new Promise((resolve) => {
       const done = (error: KernelDiedError | null) => {
-        if (!this.endedThereWaiters.delete(done)) return;
+        if (!this.endedThereListeners.delete(done)) return;
         clearTimeout(fallback);
         for (const msgId of probes) transport.abandon(msgId, new Error('no longer needed'));
         resolve(error);
       };
-      this.endedThereWaiters.add(done);
+      this.endedThereListeners.add(done);
       // Referenced, unlike timers.ts's: the caller awaits this run, and the bound is short.
       const fallback = setTimeout(() => done(null), this.supervision.endedThereWaitMs ?? ENDED_THERE_WAIT_MS);
       void this.goesOn(transport, probes).then((on) => on && done(null));
@@ -390,7 +396,7 @@ export class KernelSupervisor<P extends KernelProvisioner = KernelProvisioner> e
   }
 
   private tellEndedThere(error: KernelDiedError): void {
-    for (const waiter of [...this.endedThereWaiters]) waiter(error);
+    for (const waiter of [...this.endedThereListeners]) waiter(error);
   }
 
   // ---- interrupt, restart, shutdown ----
