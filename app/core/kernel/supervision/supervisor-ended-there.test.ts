@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { createMessage, type JsonObject, type JupyterMessage } from '../../wire/index.js';
 import { KernelDiedError } from './kernel-errors.js';
-import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from './provisioner.js';
 import { KernelSupervisor } from './supervisor.js';
+import { OneTransportProvisioner } from '../../testing/one-transport-provisioner.js';
 import type { IopubHandler, KernelTransport, RequestChannel, SentRequest, TransportEvents } from '../messaging/transport.js';
 
 const INTERRUPTED = { status: 'error', ename: 'KeyboardInterrupt', evalue: '', traceback: ['KeyboardInterrupt'] };
@@ -86,48 +86,15 @@ class InterruptedElsewhere extends EventEmitter<TransportEvents> implements Kern
   }
 }
 
-class ServerKernel extends EventEmitter<ProvisionerEvents> implements KernelProvisioner {
-  readonly owned = true;
-  readonly helperTransport = 'inline-source' as const;
-  readonly place: KernelPlace = { kind: 'remote', serverName: 'lab', serverUrl: 'http://127.0.0.1:1', kernelId: 'k1', kernelName: 'python3', connection: { state: 'connected', since: 0, attempts: 0 } };
-  readonly endedFromElsewhere = true;
-  readonly pid = undefined;
-  readonly connectionFile = undefined;
-  readonly logLines: string[] = [];
-
-  constructor(readonly transport: InterruptedElsewhere) {
-    super();
-  }
-
-  private incarnation(): Incarnation {
-    return { transport: this.transport, kernelInfo: {}, startedAt: 0 };
-  }
-
-  async start(): Promise<Incarnation> {
-    return this.incarnation();
-  }
-
-  async restart(): Promise<Incarnation> {
-    return this.incarnation();
-  }
-
-  async available(): Promise<Incarnation> {
-    return this.incarnation();
-  }
-
-  async interrupt(): Promise<void> {}
-
-  outputLost(): void {}
-
-  async shutdown(): Promise<void> {}
-}
+/** A server's kernel (one that can be ended from elsewhere) over the scripted transport. */
+type ServerKernel = OneTransportProvisioner<InterruptedElsewhere>;
 
 /** Far beyond each test's own timeout: a test that passes was decided by an event, not by this timer. */
 const NEVER = { endedThereWaitMs: 30_000 };
 const BOUNDED = { timeout: 10_000 };
 
 async function kernelWith(probe: (n: number) => 'answer' | 'silent', options = NEVER): Promise<{ kernel: KernelSupervisor<ServerKernel>; server: ServerKernel }> {
-  const server = new ServerKernel(new InterruptedElsewhere(probe));
+  const server = new OneTransportProvisioner(new InterruptedElsewhere(probe), 'lab', true);
   return { kernel: await KernelSupervisor.start(server, options), server };
 }
 

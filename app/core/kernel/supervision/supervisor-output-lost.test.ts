@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { createMessage, type JsonObject } from '../../wire/index.js';
 import { ConnectionLostError } from './kernel-errors.js';
-import type { Incarnation, KernelPlace, KernelProvisioner, ProvisionerEvents } from './provisioner.js';
 import { KernelSupervisor } from './supervisor.js';
+import { OneTransportProvisioner } from '../../testing/one-transport-provisioner.js';
 import type { KernelTransport, RequestChannel, SentRequest, TransportEvents } from '../messaging/transport.js';
 
 /** Replies to every request at once and never publishes anything on iopub. */
@@ -36,45 +36,9 @@ class SilentRelay extends EventEmitter<TransportEvents> implements KernelTranspo
   close(): void {}
 }
 
-/** Hands out a new Incarnation object for the same transport at every call, as RemoteProvisioner does. */
-class OneRelayProvisioner extends EventEmitter<ProvisionerEvents> implements KernelProvisioner {
-  readonly owned = true;
-  readonly helperTransport = 'inline-source' as const;
-  readonly place: KernelPlace = { kind: 'remote', serverName: 'relay', serverUrl: 'http://127.0.0.1:1', kernelId: 'k1', kernelName: 'python3', connection: { state: 'connected', since: 0, attempts: 0 } };
-  readonly endedFromElsewhere = false;
-  readonly pid = undefined;
-  readonly connectionFile = undefined;
-  readonly logLines: string[] = [];
-  readonly transport = new SilentRelay();
-  lost: Incarnation[] = [];
-
-  private incarnation(): Incarnation {
-    return { transport: this.transport, kernelInfo: {}, startedAt: 0 };
-  }
-
-  async start(): Promise<Incarnation> {
-    return this.incarnation();
-  }
-
-  async restart(): Promise<Incarnation> {
-    return this.incarnation();
-  }
-
-  async available(): Promise<Incarnation> {
-    return this.incarnation();
-  }
-
-  async interrupt(): Promise<void> {}
-
-  outputLost(incarnation: Incarnation): void {
-    this.lost.push(incarnation);
-  }
-
-  async shutdown(): Promise<void> {}
-}
-
 test('a reply whose output never comes fails the run with the provisioner’s account, whichever Incarnation object it ran on', { timeout: 10_000 }, async () => {
-  const provisioner = new OneRelayProvisioner();
+  // Hands out a new Incarnation object for the same transport at every call, as RemoteProvisioner does.
+  const provisioner = new OneTransportProvisioner(new SilentRelay(), 'relay', false);
   const supervisor = await KernelSupervisor.start(provisioner);
   await assert.rejects(supervisor.execute("print('relayed')"), (error: Error) => {
     assert.ok(error instanceof ConnectionLostError);
